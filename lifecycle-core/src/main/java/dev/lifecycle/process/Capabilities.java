@@ -1,0 +1,29 @@
+package dev.lifecycle.process;
+
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What a {@link ProcessPlatform} can guarantee on this machine, detected once. Callers (and tests)
+ * branch on these flags instead of on the platform's name.
+ *
+ * @param platform the implementation's name, e.g. {@code "posix-linux"} or {@code "jdk"}
+ * @param newSession children start in a session of their own before their first instruction
+ * @param groupSignals a process group can be signalled as one (killpg)
+ * @param exactIdentity identities carry start time and boot id, so pid reuse is detected
+ * @param threadlessExitWatch exits are observed without a thread per child (pidfd, kqueue)
+ * @param details free-form diagnostics: kernel, libc version, features probed
+ */
+public record Capabilities(
+    String platform,
+    boolean newSession,
+    boolean groupSignals,
+    boolean exactIdentity,
+    boolean threadlessExitWatch,
+    Map<String, String> details) {
+
+  public Capabilities {
+    Objects.requireNonNull(platform, "platform");
+    details = Map.copyOf(details);
+  }
+}

@@ -1,0 +1,71 @@
+package dev.lifecycle.process;
+
+import java.util.Objects;
+
+/**
+ * Who a process is, not just where it lives: a pid is reused within seconds under churn, so a
+ * process is identified by (pid, start time, boot id). Two identities name the same process only
+ * when all three match; when either side lacks a part, the answer is {@link Match#UNKNOWN}, never
+ * "different" (unknown identity must not be mistaken for proof of a different process).
+ *
+ * <p>{@code startTime} is in platform units and only comparable within one platform: clock ticks
+ * since boot on Linux ({@code /proc/<pid>/stat} field 22), microseconds since the epoch on macOS,
+ * epoch milliseconds from {@link ProcessHandle.Info#startInstant()} in the pure-JDK fallback. It is
+ * never converted to wall-clock time for comparison.
+ *
+ * @param pid the process id, greater than zero
+ * @param startTime the start time in platform units, or {@link #UNKNOWN_START}
+ * @param bootId the identifier of the boot the process started in, or {@code ""} when unknown
+ */
+public record ProcessIdentity(long pid, long startTime, String bootId) {
+
+  /** The value of {@link #startTime()} when the start time could not be read. */
+  public static final long UNKNOWN_START = -1;
+
+  /** The result of comparing two identities. */
+  public enum Match {
+    /** All parts known and equal: the same process. */
+    SAME,
+    /** A known part differs: a different process (the pid was reused, or another boot). */
+    DIFFERENT,
+    /** Not enough known to decide; treat as "maybe the same", never as different. */
+    UNKNOWN
+  }
+
+  public ProcessIdentity {
+    if (pid <= 0) {
+      throw new IllegalArgumentException("pid must be positive: " + pid);
+    }
+    if (startTime < UNKNOWN_START) {
+      throw new IllegalArgumentException("startTime must be >= 0 or UNKNOWN_START: " + startTime);
+    }
+    Objects.requireNonNull(bootId, "bootId");
+  }
+
+  /** An identity of which only the pid is known. */
+  public static ProcessIdentity ofPid(long pid) {
+    return new ProcessIdentity(pid, UNKNOWN_START, "");
+  }
+
+  /** Whether both the start time and the boot id are known. */
+  public boolean isComplete() {
+    return startTime != UNKNOWN_START && !bootId.isEmpty();
+  }
+
+  /** Compares this recorded identity with an observed one. */
+  public Match match(ProcessIdentity observed) {
+    if (pid != observed.pid) {
+      return Match.DIFFERENT;
+    }
+    if (!bootId.isEmpty() && !observed.bootId.isEmpty() && !bootId.equals(observed.bootId)) {
+      return Match.DIFFERENT;
+    }
+    if (startTime != UNKNOWN_START && observed.startTime != UNKNOWN_START) {
+      if (startTime != observed.startTime) {
+        return Match.DIFFERENT;
+      }
+      return bootId.isEmpty() || observed.bootId.isEmpty() ? Match.UNKNOWN : Match.SAME;
+    }
+    return Match.UNKNOWN;
+  }
+}

@@ -1,0 +1,44 @@
+package dev.lifecycle.process;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * One row of a {@link ProcessTable}: what the kernel said about a process at snapshot time. Fields
+ * a platform cannot read are {@code -1} (ids) or {@link Duration#ZERO} (CPU time).
+ *
+ * @param pid the process id
+ * @param ppid the parent's pid
+ * @param pgid the process group id
+ * @param sid the session id
+ * @param startTime the start time in platform units (see {@link ProcessIdentity#startTime()})
+ * @param state the scheduler state
+ * @param cpuTime user plus system CPU time consumed so far
+ * @param command the short command name (Linux {@code comm}), possibly truncated by the kernel
+ */
+public record ProcessInfo(
+    long pid,
+    long ppid,
+    long pgid,
+    long sid,
+    long startTime,
+    ProcessState state,
+    Duration cpuTime,
+    String command) {
+
+  public ProcessInfo {
+    Objects.requireNonNull(state, "state");
+    Objects.requireNonNull(cpuTime, "cpuTime");
+    Objects.requireNonNull(command, "command");
+  }
+
+  /** The identity of this process within the given boot. */
+  public ProcessIdentity identity(String bootId) {
+    return new ProcessIdentity(pid, startTime, bootId);
+  }
+
+  /** Whether the process has exited and only awaits reaping: never counts as alive. */
+  public boolean hasExited() {
+    return state.hasExited();
+  }
+}

@@ -1,0 +1,93 @@
+package dev.lifecycle.process;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The operating system as the library needs it: spawn into a new session, identify, probe and
+ * signal processes, and read the process table. Everything above this interface (trees,
+ * termination, records, brokers, the test kit) programs against it.
+ *
+ * <p>Implementations: the JNA one in {@code lifecycle-posix} (exact, recommended) and a pure-JDK
+ * fallback with weaker guarantees ({@link #jdk()}); {@link #capabilities()} says which hold. All
+ * methods are thread-safe. Pid and group arguments pass {@link SignalSafety} before any system
+ * call; probes reject invalid pids without one.
+ */
+public interface ProcessPlatform {
+
+  /**
+   * The best implementation available: the highest-priority supported {@link
+   * ProcessPlatformProvider} found by {@link java.util.ServiceLoader}, else {@link #jdk()}. Chosen
+   * once per JVM.
+   */
+  static ProcessPlatform get() {
+    return PlatformLoader.best();
+  }
+
+  /** The pure-JDK fallback, always available. */
+  static ProcessPlatform jdk() {
+    return PlatformLoader.jdk();
+  }
+
+  /** What this implementation guarantees on this machine. */
+  Capabilities capabilities();
+
+  /**
+   * Starts {@code builder}'s command as configured (command, environment, directory, redirects,
+   * {@code redirectErrorStream}) under {@code options}. Only file descriptors 0-2 reach the child;
+   * its signal mask is empty and its dispositions are default.
+   *
+   * @throws IOException when the program cannot be started, with errno and command in the message
+   */
+  SupervisedProcess spawn(ProcessBuilder builder, SpawnOptions options) throws IOException;
+
+  /** {@link #spawn(ProcessBuilder, SpawnOptions)} with {@link SpawnOptions#defaults()}. */
+  default SupervisedProcess spawn(ProcessBuilder builder) throws IOException {
+    return spawn(builder, SpawnOptions.defaults());
+  }
+
+  /** The identity of this JVM. */
+  ProcessIdentity self();
+
+  /** The process group of this JVM. */
+  long selfProcessGroup();
+
+  /** The identity of the process now at {@code pid}, if there is one (zombies included). */
+  Optional<ProcessIdentity> identify(long pid);
+
+  /**
+   * Probes a pid without identity: {@link Liveness#ALIVE} when it exists and may be signalled,
+   * {@link Liveness#ALIVE_NOT_OURS} on EPERM, {@link Liveness#GONE} on ESRCH or zombie.
+   *
+   * @throws IllegalArgumentException for pids {@code <= 0} (no system call is made)
+   */
+  Liveness probe(long pid);
+
+  /**
+   * Probes a recorded process: like {@link #probe(long)}, and {@link Liveness#ALIVE_NOT_OURS} when
+   * the pid now belongs to a different process. An unknown identity part never reads as different.
+   */
+  Liveness probe(ProcessIdentity identity);
+
+  /** Signals one process after checking that it still is {@code identity}. */
+  SignalResult signal(ProcessIdentity identity, Signal signal);
+
+  /**
+   * Signals every member of a process group (killpg).
+   *
+   * @throws UnsafeSignalException for groups {@code <= 1} or the JVM's own group
+   * @throws UnsupportedOperationException when {@link Capabilities#groupSignals()} is false
+   */
+  SignalResult signalGroup(long pgid, Signal signal);
+
+  /** Reads the whole process table in one pass. */
+  ProcessTable snapshot();
+
+  /** Pids of processes whose environment holds {@code name=value} (escapee sweeps). */
+  Set<Long> findByEnvironment(String name, String value);
+
+  /** The full command line of a process, if it can be read. */
+  Optional<List<String>> commandLine(long pid);
+}

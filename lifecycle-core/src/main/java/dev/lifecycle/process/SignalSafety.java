@@ -1,0 +1,43 @@
+package dev.lifecycle.process;
+
+/**
+ * The checks every signal passes before a system call. A platform that skips them could signal
+ * init, every process of the user (pid -1), or the JVM's own group.
+ */
+public final class SignalSafety {
+  private SignalSafety() {}
+
+  /** Refuses pids that address more than one process or a process that is never ours. */
+  public static void checkPid(long pid) {
+    if (pid <= 1) {
+      throw new UnsafeSignalException(
+          "refusing to signal pid "
+              + pid
+              + ": pids <= 1 address init, the caller's group or every process");
+    }
+    if (pid > Integer.MAX_VALUE) {
+      throw new UnsafeSignalException("refusing to signal pid " + pid + ": out of range");
+    }
+  }
+
+  /**
+   * Refuses group ids {@code <= 1} and the group the JVM belongs to (ending our own group is
+   * self-termination, a separate and explicit operation).
+   */
+  public static void checkGroup(long pgid, long selfPgid) {
+    if (pgid <= 1) {
+      throw new UnsafeSignalException(
+          "refusing to signal process group " + pgid + ": groups <= 1 are never ours");
+    }
+    if (pgid > Integer.MAX_VALUE) {
+      throw new UnsafeSignalException(
+          "refusing to signal process group " + pgid + ": out of range");
+    }
+    if (pgid == selfPgid) {
+      throw new UnsafeSignalException(
+          "refusing to signal process group "
+              + pgid
+              + ": it contains this JVM (use self-termination to end our own group)");
+    }
+  }
+}

@@ -1,0 +1,55 @@
+package dev.lifecycle.process;
+
+import java.util.Objects;
+import java.util.UUID;
+import java.util.regex.Pattern;
+
+/**
+ * What {@link ProcessPlatform#spawn} needs beyond a {@link ProcessBuilder} (which already carries
+ * command, environment, working directory and redirects).
+ *
+ * @param newSession start the child in a new session and process group of its own (the default;
+ *     without it the child shares the JVM's group and cannot be signalled as a tree)
+ * @param keepLeaderUnreaped observe the child's exit without reaping it, so its pid (and so its
+ *     process group id) cannot be reused until {@link SupervisedProcess#reap()} is called. Tree
+ *     handles use it to signal the group safely after the leader exited.
+ * @param treeCookie a value exported as {@link #COOKIE_VARIABLE} to the child; descendants inherit
+ *     it, so escapees that left the group (setsid, double fork) can still be found
+ */
+public record SpawnOptions(boolean newSession, boolean keepLeaderUnreaped, String treeCookie) {
+
+  /** The environment variable that carries the tree cookie to every descendant. */
+  public static final String COOKIE_VARIABLE = "LIFECYCLE_TREE_COOKIE";
+
+  private static final Pattern COOKIE = Pattern.compile("[A-Za-z0-9._-]{8,64}");
+
+  public SpawnOptions {
+    Objects.requireNonNull(treeCookie, "treeCookie");
+    if (!COOKIE.matcher(treeCookie).matches()) {
+      throw new IllegalArgumentException(
+          "treeCookie must be 8-64 characters of [A-Za-z0-9._-]: '" + treeCookie + "'");
+    }
+  }
+
+  /** New session, leader reaped on exit, a fresh random cookie. */
+  public static SpawnOptions defaults() {
+    return new SpawnOptions(true, false, newCookie());
+  }
+
+  /** A fresh random cookie, unique per call. */
+  public static String newCookie() {
+    return UUID.randomUUID().toString();
+  }
+
+  public SpawnOptions withNewSession(boolean value) {
+    return new SpawnOptions(value, keepLeaderUnreaped, treeCookie);
+  }
+
+  public SpawnOptions withKeepLeaderUnreaped(boolean value) {
+    return new SpawnOptions(newSession, value, treeCookie);
+  }
+
+  public SpawnOptions withTreeCookie(String value) {
+    return new SpawnOptions(newSession, keepLeaderUnreaped, value);
+  }
+}

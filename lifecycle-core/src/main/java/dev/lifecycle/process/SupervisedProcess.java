@@ -1,0 +1,33 @@
+package dev.lifecycle.process;
+
+/**
+ * A child started by a {@link ProcessPlatform}: a real {@link Process} (streams, {@code waitFor},
+ * {@code onExit}, {@code exitValue}, {@code toHandle}), plus what supervision needs to know.
+ */
+public abstract class SupervisedProcess extends Process {
+
+  /** The identity recorded at spawn time; use it for every later probe and signal. */
+  public abstract ProcessIdentity identity();
+
+  /**
+   * The child's own process group id (equal to its pid when it leads a new session), or {@code -1}
+   * when it shares the JVM's group and must not be signalled as a group.
+   */
+  public abstract long processGroupId();
+
+  /** Whether the child leads a session of its own (setsid semantics from its first instruction). */
+  public boolean isSessionLeader() {
+    return processGroupId() == pid();
+  }
+
+  /** The cookie exported to the child and inherited by its descendants. */
+  public abstract String treeCookie();
+
+  /**
+   * Reaps the child if it was spawned with {@link SpawnOptions#keepLeaderUnreaped()} and has
+   * exited, freeing its pid. Idempotent; a no-op when the child is still running or was never held.
+   *
+   * @return whether the pid is now free (the child exited and has been reaped)
+   */
+  public abstract boolean reap();
+}

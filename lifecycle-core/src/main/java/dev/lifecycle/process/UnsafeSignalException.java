@@ -1,0 +1,13 @@
+package dev.lifecycle.process;
+
+/**
+ * A signal was refused before any system call because sending it could hit a process that is not
+ * ours: pid or process group {@code <= 1}, or the process group of the calling JVM.
+ */
+public final class UnsafeSignalException extends IllegalArgumentException {
+  private static final long serialVersionUID = 1L;
+
+  public UnsafeSignalException(String message) {
+    super(message);
+  }
+}

@@ -1,0 +1,283 @@
+package dev.lifecycle.process.jdk;
+
+import dev.lifecycle.process.Capabilities;
+import dev.lifecycle.process.Liveness;
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessInfo;
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.ProcessState;
+import dev.lifecycle.process.ProcessTable;
+import dev.lifecycle.process.Signal;
+import dev.lifecycle.process.SignalResult;
+import dev.lifecycle.process.SignalSafety;
+import dev.lifecycle.process.SpawnOptions;
+import dev.lifecycle.process.SupervisedProcess;
+import dev.lifecycle.process.procfs.ProcFs;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The pure-JDK fallback: {@link ProcessBuilder} and {@link ProcessHandle}, plus Linux {@code /proc}
+ * read as files. Weaker than the JNA platform, and {@link #capabilities()} says so:
+ *
+ * <ul>
+ *   <li>a new session only through util-linux {@code setsid} (Linux), and with a short window
+ *       between fork and {@code setsid()} in which the child still shares our group;
+ *   <li>no group signals: trees are ended per descendant with {@link ProcessHandle#destroy()};
+ *   <li>only TERM and KILL can be sent; EPERM is invisible (a foreign process reads as ALIVE);
+ *   <li>exits are watched by the JDK's reaper threads; leaders cannot be kept unreaped;
+ *   <li>without {@code /proc}, identities carry {@link ProcessHandle.Info#startInstant()} only and
+ *       no boot id, so they compare as {@link ProcessIdentity.Match#UNKNOWN} across boots.
+ * </ul>
+ */
+public final class JdkPlatform implements ProcessPlatform {
+  private static final Path SETSID = Path.of("/usr/bin/setsid");
+
+  private final boolean procfs;
+  private final boolean setsid;
+  private final Capabilities capabilities;
+  private final ProcessIdentity self;
+  private final long selfGroup;
+
+  private JdkPlatform() {
+    this.procfs = ProcFs.isAvailable();
+    this.setsid = Files.isExecutable(SETSID);
+    Map<String, String> details = new LinkedHashMap<>();
+    details.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
+    details.put("procfs", Boolean.toString(procfs));
+    details.put("setsid", setsid ? SETSID.toString() : "absent");
+    this.capabilities = new Capabilities("jdk", setsid, false, procfs, false, details);
+    long pid = ProcessHandle.current().pid();
+    this.self = identify(pid).orElse(ProcessIdentity.ofPid(pid));
+    this.selfGroup = procfs ? ProcFs.stat(pid).map(ProcessInfo::pgid).orElse(-1L) : -1L;
+  }
+
+  /** Creates the fallback platform. Prefer {@link ProcessPlatform#jdk()}, which caches one. */
+  public static JdkPlatform create() {
+    return new JdkPlatform();
+  }
+
+  @Override
+  public Capabilities capabilities() {
+    return capabilities;
+  }
+
+  @Override
+  public SupervisedProcess spawn(ProcessBuilder builder, SpawnOptions options) throws IOException {
+    List<String> command = List.copyOf(builder.command());
+    if (command.isEmpty()) {
+      throw new IllegalArgumentException("empty command");
+    }
+    checkExecutable(command.get(0), builder);
+    List<String> actual = new ArrayList<>();
+    boolean isolated = options.newSession() && setsid;
+    if (isolated) {
+      // ProcessBuilder's child is not a group leader, so setsid(1) calls setsid() and execs in
+      // place: the pid we hold is the session leader and pid == pgid == sid.
+      actual.add(SETSID.toString());
+    }
+    actual.addAll(command);
+    ProcessBuilder copy =
+        new ProcessBuilder(actual)
+            .directory(builder.directory())
+            .redirectInput(builder.redirectInput())
+            .redirectOutput(builder.redirectOutput())
+            .redirectError(builder.redirectError())
+            .redirectErrorStream(builder.redirectErrorStream());
+    copy.environment().clear();
+    copy.environment().putAll(builder.environment());
+    copy.environment().put(SpawnOptions.COOKIE_VARIABLE, options.treeCookie());
+    Process process = copy.start();
+    ProcessIdentity identity = identify(process.pid()).orElse(ProcessIdentity.ofPid(process.pid()));
+    return new JdkSupervisedProcess(
+        process, identity, isolated ? process.pid() : -1, options.treeCookie());
+  }
+
+  /**
+   * ProcessBuilder reports a missing program as an IOException with errno, but behind the setsid
+   * wrapper it would become exit status 1. Resolve the program first so both paths fail alike.
+   */
+  private static void checkExecutable(String program, ProcessBuilder builder) throws IOException {
+    if (program.contains("/")) {
+      Path path = Path.of(program);
+      if (!path.isAbsolute() && builder.directory() != null) {
+        path = builder.directory().toPath().resolve(path);
+      }
+      requireExecutable(path, program);
+      return;
+    }
+    String searchPath = builder.environment().getOrDefault("PATH", "/usr/bin:/bin");
+    for (String dir : searchPath.split(File.pathSeparator)) {
+      Path candidate = Path.of(dir.isEmpty() ? "." : dir, program);
+      if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+        return;
+      }
+    }
+    throw new IOException(
+        "Cannot run program \"" + program + "\": error=2, No such file or directory (not on PATH)");
+  }
+
+  private static void requireExecutable(Path path, String program) throws IOException {
+    if (!Files.exists(path)) {
+      throw new IOException(
+          "Cannot run program \"" + program + "\": error=2, No such file or directory");
+    }
+    if (Files.isDirectory(path) || !Files.isExecutable(path)) {
+      throw new IOException("Cannot run program \"" + program + "\": error=13, Permission denied");
+    }
+  }
+
+  @Override
+  public ProcessIdentity self() {
+    return self;
+  }
+
+  @Override
+  public long selfProcessGroup() {
+    return selfGroup;
+  }
+
+  @Override
+  public Optional<ProcessIdentity> identify(long pid) {
+    requirePositive(pid);
+    if (procfs) {
+      return ProcFs.identity(pid);
+    }
+    return ProcessHandle.of(pid)
+        .map(
+            h ->
+                new ProcessIdentity(
+                    pid, h.info().startInstant().map(Instant::toEpochMilli).orElse(-1L), ""));
+  }
+
+  @Override
+  public Liveness probe(long pid) {
+    requirePositive(pid);
+    if (procfs) {
+      return ProcFs.stat(pid).filter(p -> !p.hasExited()).isPresent()
+          ? Liveness.ALIVE
+          : Liveness.GONE;
+    }
+    return ProcessHandle.of(pid).filter(ProcessHandle::isAlive).isPresent()
+        ? Liveness.ALIVE
+        : Liveness.GONE;
+  }
+
+  @Override
+  public Liveness probe(ProcessIdentity identity) {
+    Liveness raw = probe(identity.pid());
+    if (raw == Liveness.GONE) {
+      return raw;
+    }
+    Optional<ProcessIdentity> now = identify(identity.pid());
+    if (now.isEmpty()) {
+      return Liveness.GONE;
+    }
+    return identity.match(now.get()) == ProcessIdentity.Match.DIFFERENT
+        ? Liveness.ALIVE_NOT_OURS
+        : raw;
+  }
+
+  @Override
+  public SignalResult signal(ProcessIdentity identity, Signal signal) {
+    SignalSafety.checkPid(identity.pid());
+    if (signal != Signal.TERM && signal != Signal.KILL) {
+      throw new UnsupportedOperationException(
+          "the pure-JDK platform can only send TERM and KILL, not " + signal);
+    }
+    Optional<ProcessIdentity> now = identify(identity.pid());
+    if (now.isEmpty()) {
+      return SignalResult.GONE;
+    }
+    if (identity.match(now.get()) == ProcessIdentity.Match.DIFFERENT) {
+      return SignalResult.IDENTITY_MISMATCH;
+    }
+    Optional<ProcessHandle> handle = ProcessHandle.of(identity.pid());
+    if (handle.isEmpty()) {
+      return SignalResult.GONE;
+    }
+    boolean sent = signal == Signal.KILL ? handle.get().destroyForcibly() : handle.get().destroy();
+    if (sent) {
+      return SignalResult.DELIVERED;
+    }
+    return handle.get().isAlive() ? SignalResult.NOT_PERMITTED : SignalResult.GONE;
+  }
+
+  @Override
+  public SignalResult signalGroup(long pgid, Signal signal) {
+    SignalSafety.checkGroup(pgid, selfGroup);
+    throw new UnsupportedOperationException(
+        "the pure-JDK platform cannot signal process groups; end each member instead");
+  }
+
+  @Override
+  public ProcessTable snapshot() {
+    if (procfs) {
+      return ProcFs.snapshot();
+    }
+    long started = System.nanoTime();
+    List<ProcessInfo> rows = new ArrayList<>();
+    ProcessHandle.allProcesses()
+        .forEach(
+            h -> {
+              ProcessHandle.Info info = h.info();
+              rows.add(
+                  new ProcessInfo(
+                      h.pid(),
+                      h.parent().map(ProcessHandle::pid).orElse(-1L),
+                      -1,
+                      -1,
+                      info.startInstant().map(Instant::toEpochMilli).orElse(-1L),
+                      h.isAlive() ? ProcessState.UNKNOWN : ProcessState.DEAD,
+                      info.totalCpuDuration().orElse(Duration.ZERO),
+                      info.command().map(c -> Path.of(c).getFileName().toString()).orElse("")));
+            });
+    return ProcessTable.of(rows, "", started);
+  }
+
+  @Override
+  public Set<Long> findByEnvironment(String name, String value) {
+    return procfs ? ProcFs.findByEnvironment(name, value) : Set.of();
+  }
+
+  @Override
+  public Optional<List<String>> commandLine(long pid) {
+    requirePositive(pid);
+    if (procfs) {
+      return ProcFs.commandLine(pid);
+    }
+    return ProcessHandle.of(pid)
+        .flatMap(
+            h -> {
+              Optional<String> command = h.info().command();
+              if (command.isEmpty()) {
+                return Optional.empty();
+              }
+              List<String> line = new ArrayList<>();
+              line.add(command.get());
+              h.info().arguments().ifPresent(args -> line.addAll(List.of(args)));
+              return Optional.of(List.copyOf(line));
+            });
+  }
+
+  private static void requirePositive(long pid) {
+    if (pid <= 0) {
+      throw new IllegalArgumentException("pid must be positive: " + pid);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "JdkPlatform" + capabilities;
+  }
+}

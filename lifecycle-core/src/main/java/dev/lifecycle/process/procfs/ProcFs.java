@@ -1,0 +1,265 @@
+package dev.lifecycle.process.procfs;
+
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessInfo;
+import dev.lifecycle.process.ProcessState;
+import dev.lifecycle.process.ProcessTable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Linux {@code /proc}, read with plain JDK file I/O: identities, states, CPU time and the process
+ * table. Shared by the JNA platform and the pure-JDK fallback, so both produce identical
+ * identities. Every method tolerates processes vanishing mid-read (they are skipped or reported as
+ * absent, never as errors).
+ */
+public final class ProcFs {
+  private static final Path PROC = Path.of("/proc");
+
+  /**
+   * USER_HZ, the unit of the tick counts in {@code /proc/<pid>/stat}. The kernel ABI fixes it at
+   * 100 on every Linux architecture the JVM runs on, independent of the kernel's CONFIG_HZ.
+   */
+  public static final long TICKS_PER_SECOND = 100;
+
+  private static final int STAT_BUFFER = 1024;
+
+  private ProcFs() {}
+
+  /** Whether {@code /proc} is a Linux procfs we can read. */
+  public static boolean isAvailable() {
+    return Holder.AVAILABLE;
+  }
+
+  /** The id of the current boot ({@code /proc/sys/kernel/random/boot_id}), {@code ""} if absent. */
+  public static String bootId() {
+    return Holder.BOOT_ID;
+  }
+
+  private static final class Holder {
+    static final boolean AVAILABLE = Files.isReadable(PROC.resolve("self/stat"));
+    static final String BOOT_ID = readBootId();
+
+    private static String readBootId() {
+      try {
+        return Files.readString(PROC.resolve("sys/kernel/random/boot_id")).trim();
+      } catch (IOException | RuntimeException e) {
+        return "";
+      }
+    }
+  }
+
+  /** The identity of the process at {@code pid}, zombies included. */
+  public static Optional<ProcessIdentity> identity(long pid) {
+    return stat(pid).map(info -> info.identity(bootId()));
+  }
+
+  /** One process's row, or empty when there is no such process. */
+  public static Optional<ProcessInfo> stat(long pid) {
+    if (pid <= 0) {
+      throw new IllegalArgumentException("pid must be positive: " + pid);
+    }
+    return Optional.ofNullable(readStat(pid, ByteBuffer.allocate(STAT_BUFFER)));
+  }
+
+  /** The whole process table in one pass over {@code /proc}. */
+  public static ProcessTable snapshot() {
+    long started = System.nanoTime();
+    ByteBuffer buffer = ByteBuffer.allocate(STAT_BUFFER);
+    List<ProcessInfo> rows = new ArrayList<>(512);
+    for (long pid : pids()) {
+      ProcessInfo row = readStat(pid, buffer);
+      if (row != null) {
+        rows.add(row);
+      }
+    }
+    return ProcessTable.of(rows, bootId(), started);
+  }
+
+  /** Every numeric entry of {@code /proc}: the pids that existed while the directory was read. */
+  public static List<Long> pids() {
+    List<Long> pids = new ArrayList<>(512);
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(PROC)) {
+      for (Path entry : entries) {
+        long pid = parsePid(entry.getFileName().toString());
+        if (pid > 0) {
+          pids.add(pid);
+        }
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot list /proc", e);
+    }
+    return pids;
+  }
+
+  /**
+   * Pids whose environment holds the exact entry {@code name=value}. Unreadable ones are skipped.
+   */
+  public static Set<Long> findByEnvironment(String name, String value) {
+    byte[] needle = (name + "=" + value).getBytes(StandardCharsets.UTF_8);
+    Set<Long> found = new HashSet<>();
+    for (long pid : pids()) {
+      byte[] environ = readAll(PROC.resolve(pid + "/environ"));
+      if (environ != null && containsEntry(environ, needle)) {
+        found.add(pid);
+      }
+    }
+    return found;
+  }
+
+  /** The command line of a process ({@code /proc/<pid>/cmdline}); empty for kernel threads. */
+  public static Optional<List<String>> commandLine(long pid) {
+    byte[] raw = readAll(PROC.resolve(pid + "/cmdline"));
+    if (raw == null || raw.length == 0) {
+      return Optional.empty();
+    }
+    List<String> args = new ArrayList<>();
+    int start = 0;
+    for (int i = 0; i <= raw.length; i++) {
+      if (i == raw.length || raw[i] == 0) {
+        if (i > start || i < raw.length) {
+          args.add(new String(raw, start, i - start, StandardCharsets.UTF_8));
+        }
+        start = i + 1;
+      }
+    }
+    return Optional.of(List.copyOf(args));
+  }
+
+  /**
+   * Parses one {@code /proc/<pid>/stat} line. The command name may contain spaces and parentheses,
+   * so fields are counted from the last {@code ')'}.
+   *
+   * @return the row, or {@code null} when the text is not a stat line
+   */
+  static ProcessInfo parseStat(long pid, byte[] text, int length) {
+    int open = -1;
+    int close = -1;
+    for (int i = 0; i < length; i++) {
+      if (text[i] == '(' && open < 0) {
+        open = i;
+      } else if (text[i] == ')') {
+        close = i;
+      }
+    }
+    if (open < 0 || close < open || close + 2 >= length) {
+      return null;
+    }
+    String command = new String(text, open + 1, close - open - 1, StandardCharsets.UTF_8);
+    // Fields after the command: 3 state, 4 ppid, 5 pgrp, 6 session, 14 utime, 15 stime,
+    // 22 starttime (1-based numbering of proc(5)).
+    char state = (char) text[close + 2];
+    long ppid = 0;
+    long pgid = 0;
+    long sid = 0;
+    long utime = 0;
+    long stime = 0;
+    long start = -1;
+    int field = 3;
+    int i = close + 3;
+    while (i < length && field < 22) {
+      while (i < length && text[i] == ' ') {
+        i++;
+      }
+      field++;
+      long value = 0;
+      boolean negative = false;
+      if (i < length && text[i] == '-') {
+        negative = true;
+        i++;
+      }
+      while (i < length && text[i] >= '0' && text[i] <= '9') {
+        value = value * 10 + (text[i] - '0');
+        i++;
+      }
+      while (i < length && text[i] != ' ' && text[i] != '\n') {
+        i++;
+      }
+      value = negative ? -value : value;
+      switch (field) {
+        case 4 -> ppid = value;
+        case 5 -> pgid = value;
+        case 6 -> sid = value;
+        case 14 -> utime = value;
+        case 15 -> stime = value;
+        case 22 -> start = value;
+        default -> {}
+      }
+    }
+    if (start < 0) {
+      return null;
+    }
+    Duration cpu = Duration.ofMillis((utime + stime) * (1000 / TICKS_PER_SECOND));
+    return new ProcessInfo(pid, ppid, pgid, sid, start, ProcessState.fromCode(state), cpu, command);
+  }
+
+  private static ProcessInfo readStat(long pid, ByteBuffer buffer) {
+    Path path = PROC.resolve(Long.toString(pid)).resolve("stat");
+    try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+      buffer.clear();
+      while (buffer.hasRemaining() && channel.read(buffer) > 0) {
+        // a stat line is far shorter than the buffer; loop only for short reads
+      }
+      return parseStat(pid, buffer.array(), buffer.position());
+    } catch (IOException | SecurityException e) {
+      return null; // gone between listing and reading, or never existed
+    }
+  }
+
+  private static byte[] readAll(Path path) {
+    try {
+      return Files.readAllBytes(path);
+    } catch (IOException | SecurityException e) {
+      return null;
+    }
+  }
+
+  private static boolean containsEntry(byte[] environ, byte[] needle) {
+    int start = 0;
+    for (int i = 0; i <= environ.length; i++) {
+      if (i == environ.length || environ[i] == 0) {
+        if (i - start == needle.length && regionEquals(environ, start, needle)) {
+          return true;
+        }
+        start = i + 1;
+      }
+    }
+    return false;
+  }
+
+  private static boolean regionEquals(byte[] haystack, int offset, byte[] needle) {
+    for (int j = 0; j < needle.length; j++) {
+      if (haystack[offset + j] != needle[j]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static long parsePid(String name) {
+    if (name.isEmpty() || name.length() > 10) {
+      return -1;
+    }
+    long value = 0;
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (c < '0' || c > '9') {
+        return -1;
+      }
+      value = value * 10 + (c - '0');
+    }
+    return value;
+  }
+}

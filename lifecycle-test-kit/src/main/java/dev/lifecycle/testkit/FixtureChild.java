@@ -1,0 +1,261 @@
+package dev.lifecycle.testkit;
+
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.SpawnOptions;
+import dev.lifecycle.process.SupervisedProcess;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A launchable fixture: a {@link FixtureScript} run by {@code /bin/sh} with the test kit's markers
+ * in its environment. Every fixture process (and every descendant, which inherits the environment)
+ * carries {@value #MARKER_VARIABLE}{@code =1}, {@value #OWNER_VARIABLE} naming this JVM, and the
+ * tree cookie as {@link SpawnOptions#COOKIE_VARIABLE}, so a leak is attributable to this JVM even
+ * after it escaped the session. Immutable.
+ *
+ * <pre>{@code
+ * FixtureChild child = FixtureChild.of(FixtureScript.create()
+ *     .spawn(3, FixtureScript.create().ignoreTerm().sleep(Duration.ofSeconds(30)))
+ *     .ready().sleep(Duration.ofSeconds(30)));
+ * SupervisedProcess p = child.spawn(ProcessPlatform.get());
+ * long pid = FixtureChild.awaitReady(p, Duration.ofSeconds(5));
+ * }</pre>
+ */
+public final class FixtureChild {
+  /** Set to {@code 1} in every fixture process (the script exports it too). */
+  public static final String MARKER_VARIABLE = "LIFECYCLE_FIXTURE";
+
+  /** Names the JVM that started the fixture: {@code <pid>-<start time>}. */
+  public static final String OWNER_VARIABLE = "LIFECYCLE_TESTKIT_OWNER";
+
+  /** Where each fixture process appends its pid when set. */
+  public static final String PIDFILE_VARIABLE = "LIFECYCLE_FIXTURE_PIDFILE";
+
+  private static final String SHELL = "/bin/sh";
+
+  private final FixtureScript script;
+  private final String cookie;
+  private final Map<String, String> environment;
+
+  private FixtureChild(Builder b) {
+    this.script = b.script;
+    this.cookie = b.cookie;
+    this.environment = Map.copyOf(b.environment);
+  }
+
+  /** A fixture with a fresh cookie and no extra environment. */
+  public static FixtureChild of(FixtureScript script) {
+    return builder(script).build();
+  }
+
+  public static Builder builder(FixtureScript script) {
+    return new Builder(script);
+  }
+
+  /** The value of {@link #OWNER_VARIABLE} for fixtures started by this JVM. */
+  public static String ownerValue() {
+    var self = ProcessPlatform.get().self();
+    return self.pid() + "-" + self.startTime();
+  }
+
+  /**
+   * Whether util-linux {@code setsid(1)} is on this machine (the {@code setsid} command needs it).
+   */
+  public static boolean setsidAvailable() {
+    for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
+      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "setsid"))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  public FixtureScript script() {
+    return script;
+  }
+
+  /** The tree cookie every process of this fixture carries. */
+  public String cookie() {
+    return cookie;
+  }
+
+  /** Selects every process of this fixture, escapees included, by its cookie. */
+  public TreeSelector tree() {
+    return TreeSelector.cookie(cookie);
+  }
+
+  /** The command line: {@code /bin/sh <extracted fixture.sh> words...}. */
+  public List<String> command() {
+    List<String> command = new ArrayList<>();
+    command.add(SHELL);
+    command.add(ScriptFile.PATH.toString());
+    command.addAll(script.words());
+    return List.copyOf(command);
+  }
+
+  /** A process builder with the command and the markers (including the cookie) in place. */
+  public ProcessBuilder processBuilder() {
+    ProcessBuilder builder = new ProcessBuilder(command());
+    builder.environment().putAll(environment);
+    builder.environment().put(MARKER_VARIABLE, "1");
+    builder.environment().put(OWNER_VARIABLE, ownerValue());
+    builder.environment().put(SpawnOptions.COOKIE_VARIABLE, cookie);
+    return builder;
+  }
+
+  /** Starts the fixture with a plain {@link ProcessBuilder} (same session and group as the JVM). */
+  public Process start() throws IOException {
+    return processBuilder().start();
+  }
+
+  /** Starts the fixture through {@code platform} in a new session, exporting this cookie. */
+  public SupervisedProcess spawn(ProcessPlatform platform) throws IOException {
+    return platform.spawn(processBuilder(), SpawnOptions.defaults().withTreeCookie(cookie));
+  }
+
+  /**
+   * Reads {@code process}'s stdout up to the line {@code ready <pid>} and returns the pid.
+   *
+   * @throws AssertionError when the line does not come within {@code timeout}
+   */
+  public static long awaitReady(Process process, Duration timeout) {
+    String line = awaitLine(process, "ready ", timeout);
+    return Long.parseLong(line.substring("ready ".length()).trim());
+  }
+
+  /**
+   * Reads {@code process}'s stdout line by line (unbuffered, so later reads lose nothing) until a
+   * line starts with {@code prefix}, and returns it.
+   *
+   * @throws AssertionError when no such line comes within {@code timeout} or stdout ends first
+   */
+  public static String awaitLine(Process process, String prefix, Duration timeout) {
+    InputStream in = process.getInputStream();
+    CompletableFuture<String> line =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                while (true) {
+                  String next = readLine(in);
+                  if (next == null || next.startsWith(prefix)) {
+                    return next;
+                  }
+                }
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            },
+            r -> {
+              Thread t = new Thread(r, "fixture-stdout-" + process.pid());
+              t.setDaemon(true);
+              t.start();
+            });
+    try {
+      String found = line.get(Polling.clampNanos(timeout), TimeUnit.NANOSECONDS);
+      if (found == null) {
+        throw new AssertionError(
+            "fixture pid " + process.pid() + " closed stdout before a line '" + prefix + "...'");
+      }
+      return found;
+    } catch (TimeoutException e) {
+      throw new AssertionError(
+          "no line '" + prefix + "...' from fixture pid " + process.pid() + " within " + timeout);
+    } catch (ExecutionException e) {
+      throw new AssertionError("reading fixture pid " + process.pid() + ": " + e.getCause(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted", e);
+    }
+  }
+
+  private static String readLine(InputStream in) throws IOException {
+    ByteArrayOutputStream line = new ByteArrayOutputStream();
+    int b;
+    while ((b = in.read()) >= 0) {
+      if (b == '\n') {
+        return line.toString(StandardCharsets.UTF_8);
+      }
+      line.write(b);
+    }
+    return line.size() == 0 ? null : line.toString(StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public String toString() {
+    return "FixtureChild[" + script + ", cookie=" + cookie + "]";
+  }
+
+  /** Options for a {@link FixtureChild}. */
+  public static final class Builder {
+    private final FixtureScript script;
+    private String cookie = SpawnOptions.newCookie();
+    private final Map<String, String> environment = new LinkedHashMap<>();
+
+    private Builder(FixtureScript script) {
+      this.script = Objects.requireNonNull(script, "script");
+    }
+
+    /** Uses a given cookie instead of a fresh one (8-64 of [A-Za-z0-9._-]). */
+    public Builder cookie(String value) {
+      this.cookie = SpawnOptions.defaults().withTreeCookie(value).treeCookie();
+      return this;
+    }
+
+    /** Every fixture process appends its pid to {@code file} when it starts. */
+    public Builder pidFile(Path file) {
+      return environment(PIDFILE_VARIABLE, file.toAbsolutePath().toString());
+    }
+
+    public Builder environment(String name, String value) {
+      environment.put(Objects.requireNonNull(name), Objects.requireNonNull(value));
+      return this;
+    }
+
+    public FixtureChild build() {
+      return new FixtureChild(this);
+    }
+  }
+
+  /** The script extracted once per JVM to a private directory (0700) deleted on exit. */
+  private static final class ScriptFile {
+    static final Path PATH = extract();
+
+    private static Path extract() {
+      try {
+        Path dir =
+            Files.createTempDirectory(
+                "lifecycle-fixture-",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        dir.toFile().deleteOnExit();
+        Path file = dir.resolve("fixture.sh");
+        try (InputStream in = FixtureChild.class.getResourceAsStream("fixture.sh")) {
+          if (in == null) {
+            throw new IllegalStateException("fixture.sh missing from the test-kit jar");
+          }
+          Files.copy(in, file);
+        }
+        file.toFile().deleteOnExit();
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r-x------"));
+        return file;
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot extract fixture.sh", e);
+      }
+    }
+  }
+}

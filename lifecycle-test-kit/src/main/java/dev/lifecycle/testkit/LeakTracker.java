@@ -369,10 +369,14 @@ public final class LeakTracker implements AutoCloseable {
     return out;
   }
 
-  private static List<String> chain(ProcessTable table, ProcessInfo p) {
+  private List<String> chain(ProcessTable table, ProcessInfo p) {
     List<String> out = new ArrayList<>();
     long ppid = p.ppid();
     for (int i = 0; i < CHAIN_DEPTH && ppid > 0; i++) {
+      if (ppid == self) {
+        out.add(ppid + " (this JVM)");
+        break;
+      }
       Optional<ProcessInfo> parent = table.get(ppid);
       if (parent.isEmpty()) {
         out.add(ppid + " (gone)");

@@ -1,0 +1,39 @@
+package dev.lifecycle.testkit;
+
+import dev.lifecycle.process.Liveness;
+import dev.lifecycle.process.ProcessPlatform;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.assertj.core.api.AbstractAssert;
+
+/** Assertions on a set of pids. */
+public final class PidsAssert extends AbstractAssert<PidsAssert, Set<Long>> {
+  private final ProcessPlatform platform;
+
+  PidsAssert(Set<Long> pids, ProcessPlatform platform) {
+    super(Set.copyOf(pids), PidsAssert.class);
+    this.platform = platform;
+  }
+
+  /** Waits (polling, bounded) until every pid is gone: no such process, or a zombie. */
+  public PidsAssert areAllGone(Duration within) {
+    isNotNull();
+    boolean gone =
+        Polling.until(
+            within, () -> actual.stream().allMatch(p -> platform.probe(p) == Liveness.GONE));
+    if (!gone) {
+      List<String> left =
+          actual.stream()
+              .sorted()
+              .filter(p -> platform.probe(p) != Liveness.GONE)
+              .map(p -> Describe.pid(platform, p))
+              .toList();
+      failWithMessage(
+          "expected all of %d pids to be gone within %s, but %d still run:%n  %s",
+          actual.size(), within, left.size(), left.stream().collect(Collectors.joining("\n  ")));
+    }
+    return this;
+  }
+}

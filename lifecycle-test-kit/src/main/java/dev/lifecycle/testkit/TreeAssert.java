@@ -1,0 +1,66 @@
+package dev.lifecycle.testkit;
+
+import dev.lifecycle.process.ProcessInfo;
+import dev.lifecycle.process.ProcessPlatform;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.assertj.core.api.AbstractAssert;
+
+/** Assertions on a tree of processes chosen by a {@link TreeSelector}. */
+public final class TreeAssert extends AbstractAssert<TreeAssert, TreeSelector> {
+  private final ProcessPlatform platform;
+
+  TreeAssert(TreeSelector tree, ProcessPlatform platform) {
+    super(tree, TreeAssert.class);
+    this.platform = platform;
+  }
+
+  /** Waits (polling, bounded) until no member is running; zombies count as gone. */
+  public TreeAssert isEmptyWithin(Duration within) {
+    isNotNull();
+    boolean empty = Polling.until(within, () -> running().isEmpty());
+    if (!empty) {
+      List<ProcessInfo> left = running();
+      failWithMessage(
+          "expected %s to be empty within %s, but %d still run:%n  %s",
+          actual,
+          within,
+          left.size(),
+          left.stream()
+              .map(p -> Describe.pid(platform, p.pid()))
+              .collect(Collectors.joining("\n  ")));
+    }
+    return this;
+  }
+
+  /**
+   * Samples the members' CPU time over {@code window} and fails when any member used more than
+   * {@code maxCoreFraction} of one core (0.5 = half a core).
+   */
+  public TreeAssert doesNotSpin(Duration window, double maxCoreFraction) {
+    isNotNull();
+    if (!(maxCoreFraction > 0) || Double.isInfinite(maxCoreFraction)) {
+      throw new IllegalArgumentException("maxCoreFraction must be > 0: " + maxCoreFraction);
+    }
+    List<ProcessCpu> cpu = CpuSampler.sample(actual, window, platform);
+    List<ProcessCpu> spinning =
+        cpu.stream().filter(c -> c.coreFraction() > maxCoreFraction).toList();
+    if (!spinning.isEmpty()) {
+      failWithMessage(
+          "expected no member of %s to use more than %.0f%% of a core over %s, but:%n  %s",
+          actual,
+          maxCoreFraction * 100,
+          window,
+          spinning.stream().map(ProcessCpu::toString).collect(Collectors.joining("\n  ")));
+    }
+    return this;
+  }
+
+  private List<ProcessInfo> running() {
+    return actual.members(platform.snapshot(), platform).stream()
+        .filter(p -> !p.hasExited())
+        .filter(p -> p.pid() != platform.self().pid())
+        .toList();
+  }
+}

@@ -1,6 +1,8 @@
 package dev.lifecycle.testkit;
 
+import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
 import java.io.ByteArrayOutputStream;
@@ -100,6 +102,33 @@ public final class FixtureChild {
     return TreeSelector.cookie(cookie);
   }
 
+  /**
+   * Kills every running process carrying this fixture's cookie (escapees included) with an
+   * identity-checked SIGKILL, repeating until none is left (zombies count as gone).
+   *
+   * @throws AssertionError when some are still running after {@code within}
+   */
+  public void killAll(Duration within) {
+    ProcessPlatform platform = ProcessPlatform.get();
+    boolean done =
+        Polling.until(
+            within,
+            () -> {
+              boolean any = false;
+              for (long pid : platform.findByEnvironment(SpawnOptions.COOKIE_VARIABLE, cookie)) {
+                var id = platform.identify(pid);
+                if (id.isPresent() && platform.probe(id.get()) == Liveness.ALIVE) {
+                  platform.signal(id.get(), Signal.KILL);
+                  any = true;
+                }
+              }
+              return !any;
+            });
+    if (!done) {
+      throw new AssertionError("fixture processes with cookie " + cookie + " survived SIGKILL");
+    }
+  }
+
   /** The command line: {@code /bin/sh <extracted fixture.sh> words...}. */
   public List<String> command() {
     List<String> command = new ArrayList<>();
@@ -127,6 +156,40 @@ public final class FixtureChild {
   /** Starts the fixture through {@code platform} in a new session, exporting this cookie. */
   public SupervisedProcess spawn(ProcessPlatform platform) throws IOException {
     return platform.spawn(processBuilder(), SpawnOptions.defaults().withTreeCookie(cookie));
+  }
+
+  /**
+   * Waits (polling, bounded) until {@code pidFile} (see {@link Builder#pidFile}) lists at least
+   * {@code count} pids, and returns them in the order written. Prefer it to stdout lines for
+   * grandchildren: the JDK stops reading a child's stdout once that child exits.
+   *
+   * @throws AssertionError when fewer arrive within {@code timeout}
+   */
+  public static List<Long> awaitPids(Path pidFile, int count, Duration timeout) {
+    List<Long> pids = new ArrayList<>();
+    boolean enough =
+        Polling.until(
+            timeout,
+            () -> {
+              pids.clear();
+              try {
+                if (Files.exists(pidFile)) {
+                  for (String line : Files.readAllLines(pidFile)) {
+                    if (!line.isBlank()) {
+                      pids.add(Long.parseLong(line.trim()));
+                    }
+                  }
+                }
+              } catch (IOException | NumberFormatException e) {
+                // a line being written: read again on the next poll
+              }
+              return pids.size() >= count;
+            });
+    if (!enough) {
+      throw new AssertionError(
+          "expected " + count + " pids in " + pidFile + " within " + timeout + ", got " + pids);
+    }
+    return List.copyOf(pids);
   }
 
   /**

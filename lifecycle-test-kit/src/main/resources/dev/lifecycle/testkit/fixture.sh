@@ -8,7 +8,8 @@ export LIFECYCLE_FIXTURE=1
 if [ -n "${LIFECYCLE_FIXTURE_PIDFILE:-}" ]; then
   echo "$$" >> "$LIFECYCLE_FIXTURE_PIDFILE"
 fi
-SLEEPER=
+IN_SLEEP=0
+BEFORE_SLEEP=
 TERM_HANDLER=0
 
 die() {
@@ -17,7 +18,9 @@ die() {
 }
 
 on_term() { # $1 = exit code
-  if [ -n "$SLEEPER" ]; then kill "$SLEEPER" 2>/dev/null; fi
+  # Traps run between commands: if "sleep &" already ran, $! moved past BEFORE_SLEEP. KILL,
+  # because a TERM can be lost while the child is between fork and exec.
+  if [ "$IN_SLEEP" -eq 1 ] && [ "${!:-}" != "$BEFORE_SLEEP" ]; then kill -9 "$!" 2> /dev/null; fi
   exit "$1"
 }
 
@@ -131,10 +134,11 @@ while [ $# -gt 0 ]; do
       if [ $# -eq 0 ] && [ "$TERM_HANDLER" -eq 0 ]; then
         exec sleep "$s"
       fi
+      BEFORE_SLEEP=${!:-}
+      IN_SLEEP=1
       sleep "$s" &
-      SLEEPER=$!
-      wait "$SLEEPER"
-      SLEEPER=
+      wait "$!"
+      IN_SLEEP=0
       ;;
     wait) wait ;;
     exit)

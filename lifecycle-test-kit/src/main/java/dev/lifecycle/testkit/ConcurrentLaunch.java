@@ -1,0 +1,343 @@
+package dev.lifecycle.testkit;
+
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessInfo;
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.ProcessTable;
+import dev.lifecycle.process.Signal;
+import dev.lifecycle.process.SpawnOptions;
+import dev.lifecycle.process.SupervisedProcess;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * Launches N processes at once behind a start gate and records exit codes, output, timings and
+ * every descendant seen while they ran. Variants: cold (default) or warm ({@link
+ * Builder#warmUp(Runnable)} runs first), broken pipe ({@link Builder#closeStdoutAfterFirstLine()}),
+ * caller-killed ({@link Builder#killCallers(int, Duration)}). Every process is spawned through the
+ * {@link ProcessPlatform} in a new session with one shared tree cookie, so descendants that escape
+ * are still found by {@link LaunchReport#assertAllGone(Duration)}.
+ *
+ * <pre>{@code
+ * LaunchReport report = ConcurrentLaunch.builder(command).count(8).build().run();
+ * report.assertAllExitedWithin(Duration.ofSeconds(5)).assertAllGone(Duration.ofSeconds(3));
+ * }</pre>
+ */
+public final class ConcurrentLaunch {
+  /** Default bound on one run: generous for a loaded 2-core CI box, still fails a hang fast. */
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+
+  /** How long output readers may drain after an exit: escapees may hold the pipe open forever. */
+  static final Duration DRAIN = Duration.ofMillis(500);
+
+  private static final Duration SAMPLE_EVERY = Duration.ofMillis(50);
+
+  private final List<String> command;
+  private final int count;
+  private final Map<String, String> environment;
+  private final Runnable warmUp;
+  private final boolean closeStdoutEarly;
+  private final int callersToKill;
+  private final Duration killAfter;
+  private final Duration timeout;
+  private final ProcessPlatform platform;
+
+  private ConcurrentLaunch(Builder b) {
+    this.command = List.copyOf(b.command);
+    this.count = b.count;
+    this.environment = Map.copyOf(b.environment);
+    this.warmUp = b.warmUp;
+    this.closeStdoutEarly = b.closeStdoutEarly;
+    this.callersToKill = b.callersToKill;
+    this.killAfter = b.killAfter;
+    this.timeout = b.timeout;
+    this.platform = b.platform != null ? b.platform : ProcessPlatform.get();
+  }
+
+  public static Builder builder(List<String> command) {
+    return new Builder(command);
+  }
+
+  /** Runs the launch; returns once every process exited or the timeout passed. */
+  public LaunchReport run() throws InterruptedException {
+    if (warmUp != null) {
+      warmUp.run();
+    }
+    String cookie = SpawnOptions.newCookie();
+    Set<ProcessIdentity> seen = ConcurrentHashMap.newKeySet();
+    AtomicReferenceArray<SupervisedProcess> started = new AtomicReferenceArray<>(count);
+    ScheduledExecutorService background =
+        Executors.newScheduledThreadPool(
+            2,
+            r -> {
+              Thread t = new Thread(r, "concurrent-launch-sampler");
+              t.setDaemon(true);
+              return t;
+            });
+    background.scheduleWithFixedDelay(
+        () -> sample(started, cookie, seen), 0, SAMPLE_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+    Set<Integer> killed = ConcurrentHashMap.newKeySet();
+    CountDownLatch ready = new CountDownLatch(count);
+    CountDownLatch gate = new CountDownLatch(1);
+    List<LaunchResult> results = new ArrayList<>();
+    List<Thread> threads = new ArrayList<>();
+    LaunchResult[] slots = new LaunchResult[count];
+    long[] gateOpened = new long[1];
+    for (int i = 0; i < count; i++) {
+      int index = i;
+      Thread t =
+          new Thread(
+              () -> {
+                ready.countDown();
+                try {
+                  gate.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                  return;
+                }
+                slots[index] = runOne(index, gateOpened[0], cookie, started, killed);
+              },
+              "concurrent-launch-" + i);
+      t.setDaemon(true);
+      threads.add(t);
+      t.start();
+    }
+    try {
+      ready.await();
+      gateOpened[0] = System.nanoTime();
+      gate.countDown();
+      if (callersToKill > 0) {
+        background.schedule(
+            () -> killCallers(started, killed),
+            Polling.clampNanos(killAfter),
+            TimeUnit.NANOSECONDS);
+      }
+      long deadline = System.nanoTime() + Polling.clampNanos(timeout.plus(DRAIN).plus(DRAIN));
+      for (Thread t : threads) {
+        t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+      }
+    } finally {
+      background.shutdownNow();
+      background.awaitTermination(1, TimeUnit.SECONDS);
+    }
+    sample(started, cookie, seen);
+    for (int i = 0; i < count; i++) {
+      results.add(
+          slots[i] != null
+              ? slots[i]
+              : new LaunchResult(
+                  i,
+                  -1,
+                  OptionalInt.empty(),
+                  "",
+                  "harness thread did not finish",
+                  timeout,
+                  timeout,
+                  false));
+    }
+    return new LaunchReport(results, seen, cookie, platform);
+  }
+
+  private LaunchResult runOne(
+      int index,
+      long gateOpened,
+      String cookie,
+      AtomicReferenceArray<SupervisedProcess> started,
+      Set<Integer> killed) {
+    ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().putAll(environment);
+    SupervisedProcess p;
+    try {
+      p = platform.spawn(builder, SpawnOptions.defaults().withTreeCookie(cookie));
+    } catch (IOException e) {
+      Duration latency = Duration.ofNanos(System.nanoTime() - gateOpened);
+      return new LaunchResult(
+          index, -1, OptionalInt.empty(), "", e.toString(), latency, latency, false);
+    }
+    Duration latency = Duration.ofNanos(System.nanoTime() - gateOpened);
+    started.set(index, p);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    Thread outReader = drain(p.getInputStream(), out, closeStdoutEarly);
+    Thread errReader = drain(p.getErrorStream(), err, false);
+    boolean exited;
+    try {
+      exited = p.waitFor(Polling.clampNanos(timeout), TimeUnit.NANOSECONDS);
+      outReader.join(DRAIN.toMillis());
+      errReader.join(DRAIN.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      exited = false;
+    }
+    Duration elapsed = Duration.ofNanos(System.nanoTime() - gateOpened);
+    String stdout;
+    String stderr;
+    synchronized (out) {
+      stdout = out.toString(StandardCharsets.UTF_8);
+    }
+    synchronized (err) {
+      stderr = err.toString(StandardCharsets.UTF_8);
+    }
+    return new LaunchResult(
+        index,
+        p.pid(),
+        exited ? OptionalInt.of(p.exitValue()) : OptionalInt.empty(),
+        stdout,
+        stderr,
+        latency,
+        elapsed,
+        killed.contains(index));
+  }
+
+  private static Thread drain(InputStream in, ByteArrayOutputStream sink, boolean firstLineOnly) {
+    Thread t =
+        new Thread(
+            () -> {
+              try (in) {
+                int b;
+                while ((b = in.read()) >= 0) {
+                  synchronized (sink) {
+                    sink.write(b);
+                  }
+                  if (firstLineOnly && b == '\n') {
+                    return; // closing stdout now is the broken-pipe variant
+                  }
+                }
+              } catch (IOException e) {
+                // the stream was closed under us: keep what was read
+              }
+            },
+            "concurrent-launch-reader");
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
+  private void killCallers(AtomicReferenceArray<SupervisedProcess> started, Set<Integer> killed) {
+    for (int i = 0; i < count && killed.size() < callersToKill; i++) {
+      SupervisedProcess p = started.get(i);
+      if (p != null && p.isAlive()) {
+        killed.add(i);
+        platform.signal(p.identity(), Signal.KILL);
+      }
+    }
+  }
+
+  private void sample(
+      AtomicReferenceArray<SupervisedProcess> started, String cookie, Set<ProcessIdentity> seen) {
+    try {
+      ProcessTable table = platform.snapshot();
+      for (int i = 0; i < started.length(); i++) {
+        SupervisedProcess p = started.get(i);
+        if (p == null) {
+          continue;
+        }
+        seen.add(p.identity());
+        for (ProcessInfo d : table.descendants(p.pid())) {
+          if (!d.hasExited()) {
+            seen.add(d.identity(table.bootId()));
+          }
+        }
+      }
+      for (long pid : platform.findByEnvironment(SpawnOptions.COOKIE_VARIABLE, cookie)) {
+        table.identity(pid).ifPresent(seen::add);
+      }
+    } catch (RuntimeException e) {
+      // a lost sample loses evidence only; the cookie sweep in the report still runs
+    }
+  }
+
+  /** Options for a {@link ConcurrentLaunch}. */
+  public static final class Builder {
+    private final List<String> command;
+    private int count = 4;
+    private final Map<String, String> environment = new LinkedHashMap<>();
+    private Runnable warmUp;
+    private boolean closeStdoutEarly;
+    private int callersToKill;
+    private Duration killAfter = Duration.ZERO;
+    private Duration timeout = DEFAULT_TIMEOUT;
+    private ProcessPlatform platform;
+
+    private Builder(List<String> command) {
+      if (command.isEmpty()) {
+        throw new IllegalArgumentException("empty command");
+      }
+      this.command = List.copyOf(command);
+    }
+
+    /** How many processes start at once (default 4). */
+    public Builder count(int value) {
+      if (value < 1) {
+        throw new IllegalArgumentException("count must be >= 1: " + value);
+      }
+      this.count = value;
+      return this;
+    }
+
+    public Builder environment(String name, String value) {
+      environment.put(Objects.requireNonNull(name), Objects.requireNonNull(value));
+      return this;
+    }
+
+    /** Warm variant: {@code run} (e.g. one run of the command) happens before the gate. */
+    public Builder warmUp(Runnable run) {
+      this.warmUp = Objects.requireNonNull(run, "warmUp");
+      return this;
+    }
+
+    /** Broken-pipe variant: the reader closes each stdout after its first line. */
+    public Builder closeStdoutAfterFirstLine() {
+      this.closeStdoutEarly = true;
+      return this;
+    }
+
+    /** Caller-killed variant: SIGKILL the first {@code howMany} running processes after a delay. */
+    public Builder killCallers(int howMany, Duration after) {
+      if (howMany < 0 || howMany > count) {
+        throw new IllegalArgumentException(
+            "killCallers must be within 0.." + count + ": " + howMany);
+      }
+      this.callersToKill = howMany;
+      this.killAfter = Objects.requireNonNull(after, "after");
+      return this;
+    }
+
+    /** Bound on each process's run; a process still running then is reported, not awaited. */
+    public Builder timeout(Duration value) {
+      if (value.isNegative() || value.isZero()) {
+        throw new IllegalArgumentException("timeout must be positive: " + value);
+      }
+      this.timeout = value;
+      return this;
+    }
+
+    public Builder platform(ProcessPlatform value) {
+      this.platform = Objects.requireNonNull(value);
+      return this;
+    }
+
+    public ConcurrentLaunch build() {
+      if (callersToKill > count) {
+        throw new IllegalArgumentException("cannot kill more callers than are launched");
+      }
+      return new ConcurrentLaunch(this);
+    }
+  }
+}

@@ -1,0 +1,58 @@
+package dev.lifecycle.testkit.container;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Runs only where a Docker engine answers and a static busybox exists; skipped otherwise. */
+class ContainerCheckTest {
+  @BeforeAll
+  static void needDocker() {
+    Assumptions.assumeTrue(
+        ContainerCheck.busyboxAvailable(),
+        "skipped: no static busybox at /bin/busybox (apt-get install busybox-static)");
+    Assumptions.assumeTrue(
+        ContainerCheck.dockerAvailable(),
+        "skipped: no Docker engine (container checks need one; .ci/run starts dockerd)");
+  }
+
+  @Test
+  void cleanProgramLeavesOnlyPid1() throws Exception {
+    ContainerCheck.shellAsPid1(
+            "/bin/busybox sleep 0.2 & wait; echo done; exec /bin/busybox sleep 600")
+        .within(Duration.ofSeconds(30))
+        .build()
+        .run()
+        .assertOnlyPid1Remains();
+  }
+
+  @Test
+  void orphanLeftRunningFails() throws Exception {
+    ContainerCheck.Result result =
+        ContainerCheck.shellAsPid1(
+                "(/bin/busybox sleep 600 &); echo done; exec /bin/busybox sleep 600")
+            .within(Duration.ofSeconds(3))
+            .build()
+            .run();
+    assertThatThrownBy(result::assertOnlyPid1Remains)
+        .hasMessageContaining("found 2 processes")
+        .hasMessageContaining("ppid 1 (busybox)");
+  }
+
+  @Test
+  void unreapedZombieFails() throws Exception {
+    // The orphan exits after 200 ms; PID 1 then is a sleep that never reaps it.
+    ContainerCheck.Result result =
+        ContainerCheck.shellAsPid1(
+                "(/bin/busybox sleep 0.2 &); echo done; exec /bin/busybox sleep 600")
+            .within(Duration.ofSeconds(3))
+            .build()
+            .run();
+    assertThat(result.zombies()).hasSize(1);
+    assertThatThrownBy(result::assertOnlyPid1Remains).hasMessageContaining("1 unreaped zombies");
+  }
+}

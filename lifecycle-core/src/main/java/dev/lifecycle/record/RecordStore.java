@@ -12,7 +12,6 @@ import dev.lifecycle.process.ProcessPlatform;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -334,7 +333,7 @@ public final class RecordStore {
       return new Snapshot(Arrays.copyOf(buffer.array(), buffer.position()), null);
     } catch (NoSuchFileException e) {
       return null;
-    } catch (FileSystemException e) {
+    } catch (IOException e) {
       if (Files.isSymbolicLink(file)) { // O_NOFOLLOW refused it (ELOOP)
         return new Snapshot(
             new byte[0], "it is a symbolic link to " + Files.readSymbolicLink(file));

@@ -1,0 +1,61 @@
+package dev.lifecycle.process;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lifecycle.process.ProcessIdentity.Match;
+import org.junit.jupiter.api.Test;
+
+class ProcessIdentityTest {
+  private static final ProcessIdentity RECORDED = new ProcessIdentity(4242, 1000, "boot-a");
+
+  @Test
+  void sameWhenEveryPartIsKnownAndEqual() {
+    assertThat(RECORDED.match(new ProcessIdentity(4242, 1000, "boot-a"))).isEqualTo(Match.SAME);
+  }
+
+  @Test
+  void differentWhenPidIsReusedByAProcessStartedLater() {
+    assertThat(RECORDED.match(new ProcessIdentity(4242, 1001, "boot-a")))
+        .isEqualTo(Match.DIFFERENT);
+  }
+
+  @Test
+  void differentAcrossBoots() {
+    assertThat(RECORDED.match(new ProcessIdentity(4242, 1000, "boot-b")))
+        .isEqualTo(Match.DIFFERENT);
+  }
+
+  @Test
+  void differentPid() {
+    assertThat(RECORDED.match(new ProcessIdentity(4243, 1000, "boot-a")))
+        .isEqualTo(Match.DIFFERENT);
+  }
+
+  @Test
+  void unknownPartsAreNeverDifferent() {
+    assertThat(RECORDED.match(ProcessIdentity.ofPid(4242))).isEqualTo(Match.UNKNOWN);
+    assertThat(ProcessIdentity.ofPid(4242).match(RECORDED)).isEqualTo(Match.UNKNOWN);
+    assertThat(RECORDED.match(new ProcessIdentity(4242, 1000, ""))).isEqualTo(Match.UNKNOWN);
+    assertThat(RECORDED.match(new ProcessIdentity(4242, -1, "boot-a"))).isEqualTo(Match.UNKNOWN);
+  }
+
+  @Test
+  void completeness() {
+    assertThat(RECORDED.isComplete()).isTrue();
+    assertThat(ProcessIdentity.ofPid(7).isComplete()).isFalse();
+  }
+
+  @Test
+  void rejectsInvalidParts() {
+    assertThatThrownBy(() -> new ProcessIdentity(0, 1, "b"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("pid");
+    assertThatThrownBy(() -> new ProcessIdentity(-5, 1, "b"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new ProcessIdentity(5, -2, "b"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new ProcessIdentity(5, 1, null))
+        .isInstanceOf(NullPointerException.class);
+  }
+}

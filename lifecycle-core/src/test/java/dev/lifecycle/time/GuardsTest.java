@@ -3,6 +3,9 @@ package dev.lifecycle.time;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -137,14 +140,25 @@ class GuardsTest {
     TimerScheduler system = TimerScheduler.system();
     assertThat(TimerScheduler.system()).isSameAs(system);
     CountDownLatch after = new CountDownLatch(1);
-    TimerHandle failing =
-        system.schedule(
-            Duration.ZERO,
-            () -> {
-              throw new IllegalStateException("deliberate test failure");
-            });
-    system.schedule(Duration.ofMillis(10), after::countDown);
-    assertThat(after.await(2, TimeUnit.SECONDS)).isTrue();
+    PrintStream originalErr = System.err; // slf4j-simple looks System.err up on every call
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
+    TimerHandle failing;
+    try {
+      failing =
+          system.schedule(
+              Duration.ZERO,
+              () -> {
+                throw new IllegalStateException("deliberate test failure");
+              });
+      system.schedule(Duration.ofMillis(10), after::countDown);
+      assertThat(after.await(2, TimeUnit.SECONDS)).isTrue();
+    } finally {
+      System.setErr(originalErr);
+    }
+    assertThat(log.toString(StandardCharsets.UTF_8))
+        .contains("ERROR")
+        .contains("deliberate test failure");
     assertThat(failing.isArmed()).isFalse();
     assertThat(failing.cancel()).isFalse();
   }

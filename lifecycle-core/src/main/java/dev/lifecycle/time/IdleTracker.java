@@ -2,6 +2,7 @@ package dev.lifecycle.time;
 
 import static java.util.Objects.requireNonNull;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,8 +72,9 @@ public final class IdleTracker implements AutoCloseable {
     }
     disarm();
     long armedAt = generation;
+    Duration delay = timeout.duration();
     try {
-      timer = scheduler.schedule(timeout.duration(), () -> fire(armedAt));
+      timer = scheduler.schedule(delay, () -> fire(armedAt));
     } catch (RuntimeException e) { // e.g. a shut-down scheduler: never throw from Lease.close()
       LOG.error("Could not arm the idle timer ({})", timeout, e);
     }
@@ -86,7 +88,8 @@ public final class IdleTracker implements AutoCloseable {
 
   private void fire(long armedAt) {
     synchronized (lock) {
-      if (closed || leases > 0 || armedAt != generation) {
+      // The generation alone suffices (acquire and close bump it); the rest is defence in depth.
+      if (armedAt != generation || leases > 0 || closed) {
         return;
       }
       generation++; // at most once per idle period

@@ -1,0 +1,77 @@
+package dev.lifecycle.time;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A token that keeps the JVM alive while open: as long as at least one token in the JVM is open, a
+ * non-daemon thread named {@code lifecycle-keepalive} exists, so the JVM cannot exit by running out
+ * of non-daemon threads (e.g. {@code main} returning) while an escalation is under way. It cannot
+ * stop {@link System#exit}: that must wait for the escalation itself.
+ *
+ * <p>Tokens are reference counted: the thread starts on the first open token and ends when the last
+ * one closes. {@link #close()} is idempotent and safe from any thread.
+ */
+public final class KeepAlive implements AutoCloseable {
+  private static final Object LOCK = new Object();
+  private static int open; // guarded by LOCK
+  private static Thread keeper; // guarded by LOCK; at most one, alive while open > 0
+
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private KeepAlive() {}
+
+  /** Opens a token; the JVM stays up at least until it is closed. */
+  public static KeepAlive acquire() {
+    synchronized (LOCK) {
+      open++;
+      if (keeper == null) { // an old keeper still waking up after 1 -> 0 -> 1 simply stays on
+        keeper = new Thread(KeepAlive::keepAlive, "lifecycle-keepalive");
+        keeper.setDaemon(false); // the whole point; explicit because daemon status is inherited
+        keeper.start();
+      }
+    }
+    return new KeepAlive();
+  }
+
+  private static void keepAlive() {
+    synchronized (LOCK) {
+      while (open > 0) {
+        try {
+          LOCK.wait();
+        } catch (InterruptedException ignored) {
+          // Only the last close may end this thread.
+        }
+      }
+      keeper = null;
+    }
+  }
+
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      synchronized (LOCK) {
+        if (--open == 0) {
+          LOCK.notifyAll();
+        }
+      }
+    }
+  }
+
+  public boolean isOpen() {
+    return !closed.get();
+  }
+
+  /** Open tokens in this JVM (diagnostics). */
+  static int openTokens() {
+    synchronized (LOCK) {
+      return open;
+    }
+  }
+
+  /** The current keeper thread, or null (diagnostics). */
+  static Thread keeper() {
+    synchronized (LOCK) {
+      return keeper;
+    }
+  }
+}

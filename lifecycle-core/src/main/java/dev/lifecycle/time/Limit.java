@@ -1,0 +1,375 @@
+package dev.lifecycle.time;
+
+import static java.time.temporal.ChronoUnit.DAYS;
+import static java.time.temporal.ChronoUnit.HOURS;
+import static java.time.temporal.ChronoUnit.MICROS;
+import static java.time.temporal.ChronoUnit.MILLIS;
+import static java.time.temporal.ChronoUnit.MINUTES;
+import static java.time.temporal.ChronoUnit.NANOS;
+import static java.time.temporal.ChronoUnit.SECONDS;
+import static java.util.Objects.requireNonNull;
+
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A time limit (TTL, idle timeout, startup bound, grace): either enabled with a positive {@link
+ * Duration}, or disabled.
+ *
+ * <p>Durations longer than {@link #MAX} (100 years, "effectively never") are clamped to it rather
+ * than rejected, and the clamp stays visible through {@link #isClamped()} and {@link #requested()}.
+ * Clamping keeps every enabled limit representable in nanoseconds as a {@code long}, so no
+ * scheduler can overflow it into an early fire.
+ *
+ * <p>Text grammar ({@link #parse(String)}), surrounding whitespace ignored:
+ *
+ * <ul>
+ *   <li>{@code 0} (in any unit): disabled;
+ *   <li>a non-negative integer: an amount in the default unit (milliseconds for {@code
+ *       parse(text)});
+ *   <li>an integer with a unit suffix {@code ns us ms s m h d}: {@code 500ms}, {@code 10m}, {@code
+ *       24h}, {@code 30d};
+ *   <li>an ISO-8601 duration as accepted by {@link Duration#parse}: {@code PT5M}, {@code P1D}.
+ * </ul>
+ *
+ * Everything else is a {@link LimitFormatException}: blank, non-numeric, negative, NaN, infinite,
+ * fractions, exponent or hex notation, unknown units, and integers that do not fit a {@code long}.
+ * An integer that fits but exceeds {@link #MAX} after unit conversion is clamped, not an error.
+ *
+ * <p>Two limits are equal when both the effective and the requested duration are equal.
+ */
+public final class Limit {
+  /**
+   * 100 years, "effectively never". Its nanosecond count (about 3.2e18) fits a {@code long} with
+   * room to spare, which is why it is the clamp and not something larger.
+   */
+  public static final Duration MAX = Duration.ofDays(36_500);
+
+  private static final long MAX_NANOS = MAX.toNanos();
+  private static final Duration LONGEST = Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
+  private static final Limit DISABLED = new Limit(null, null);
+  private static final Set<ChronoUnit> UNITS = EnumSet.range(NANOS, DAYS);
+  private static final Map<String, ChronoUnit> SUFFIXES =
+      Map.of(
+          "ns", NANOS, "us", MICROS, "ms", MILLIS, "s", SECONDS, "m", MINUTES, "h", HOURS, "d",
+          DAYS);
+  private static final Pattern FRACTION_EXPONENT_OR_HEX =
+      Pattern.compile("[.,].*|[eE][+-]?[0-9].*|[xX][0-9a-fA-F].*");
+  private static final String NEGATIVE = "negative values are not allowed (0 disables the limit)";
+  private static final Logger LOG = LoggerFactory.getLogger(Limit.class);
+
+  private final Duration duration; // null when disabled
+  private final Duration requested; // null when disabled
+
+  private Limit(Duration duration, Duration requested) {
+    this.duration = duration;
+    this.requested = requested;
+  }
+
+  /** The disabled limit: guards armed with it never fire. */
+  public static Limit disabled() {
+    return DISABLED;
+  }
+
+  /**
+   * A limit of {@code duration}: zero means disabled, anything above {@link #MAX} is clamped.
+   *
+   * @throws IllegalArgumentException if {@code duration} is negative
+   */
+  public static Limit of(Duration duration) {
+    requireNonNull(duration, "duration");
+    if (duration.isNegative()) {
+      throw new IllegalArgumentException(
+          "A limit must not be negative: " + duration + " (use Limit.disabled() to disable it)");
+    }
+    if (duration.isZero()) {
+      return DISABLED;
+    }
+    return new Limit(duration.compareTo(MAX) > 0 ? MAX : duration, duration);
+  }
+
+  /**
+   * A limit of {@code amount} {@code unit}s ({@link ChronoUnit#NANOS} through {@link
+   * ChronoUnit#DAYS}); never overflows: amounts beyond {@link #MAX} are clamped.
+   *
+   * @throws IllegalArgumentException if {@code amount} is negative or the unit unsupported
+   */
+  public static Limit of(long amount, ChronoUnit unit) {
+    checkUnit(unit);
+    if (amount < 0) {
+      throw new IllegalArgumentException(
+          "A limit must not be negative: " + amount + " " + unit + " (0 disables it)");
+    }
+    Duration requested;
+    try {
+      requested = Duration.of(amount, unit);
+    } catch (ArithmeticException beyondDuration) {
+      requested = LONGEST; // e.g. Long.MAX_VALUE days: far past MAX, so clamped below anyway
+    }
+    return of(requested);
+  }
+
+  public static Limit ofMillis(long millis) {
+    return of(millis, MILLIS);
+  }
+
+  public static Limit ofSeconds(long seconds) {
+    return of(seconds, SECONDS);
+  }
+
+  public static Limit ofMinutes(long minutes) {
+    return of(minutes, MINUTES);
+  }
+
+  public static Limit ofHours(long hours) {
+    return of(hours, HOURS);
+  }
+
+  public static Limit ofDays(long days) {
+    return of(days, DAYS);
+  }
+
+  /** Parses {@code text} strictly; a bare integer is milliseconds. See the class javadoc. */
+  public static Limit parse(String text) {
+    return parse(text, MILLIS);
+  }
+
+  /** Parses {@code text} strictly; a bare integer is in {@code defaultUnit}. */
+  public static Limit parse(String text, ChronoUnit defaultUnit) {
+    checkUnit(defaultUnit);
+    if (text == null) {
+      throw new LimitFormatException(null, "no value");
+    }
+    String s = text.strip();
+    if (s.isEmpty()) {
+      throw new LimitFormatException(text, "blank");
+    }
+    if (s.charAt(0) == '-') {
+      throw new LimitFormatException(text, NEGATIVE);
+    }
+    if (s.charAt(0) == 'P' || s.charAt(0) == 'p') {
+      return parseIso(text, s);
+    }
+    String lower = s.toLowerCase(Locale.ROOT);
+    if (lower.equals("nan")) {
+      throw new LimitFormatException(text, "NaN is not a duration");
+    }
+    if (lower.startsWith("inf") || lower.startsWith("+inf")) {
+      throw new LimitFormatException(
+          text, "infinity is not a duration (0 disables the limit; values over 100 years clamp)");
+    }
+    int end = 0;
+    while (end < s.length() && s.charAt(end) >= '0' && s.charAt(end) <= '9') {
+      end++;
+    }
+    String digits = s.substring(0, end);
+    String suffix = s.substring(end);
+    if (FRACTION_EXPONENT_OR_HEX.matcher(suffix).matches()) {
+      throw new LimitFormatException(
+          text,
+          "only whole numbers are allowed, no fractions, exponents or hex;"
+              + " use a smaller unit instead (e.g. 1500ms for 1.5s)");
+    }
+    if (digits.isEmpty()) {
+      throw new LimitFormatException(
+          text, "not a number (expected e.g. 5000, 500ms, 10m, 24h, 30d or PT5M; 0 disables)");
+    }
+    ChronoUnit unit = suffix.isEmpty() ? defaultUnit : SUFFIXES.get(suffix);
+    if (unit == null) {
+      throw new LimitFormatException(
+          text, "unknown unit \"" + suffix + "\" (use ns, us, ms, s, m, h or d)");
+    }
+    long amount;
+    try {
+      amount = Long.parseLong(digits);
+    } catch (NumberFormatException overflow) { // the only cause left: all ASCII digits
+      throw new LimitFormatException(text, "number too large (does not fit a 64-bit integer)");
+    }
+    return of(amount, unit);
+  }
+
+  private static Limit parseIso(String text, String iso) {
+    Duration parsed;
+    try {
+      parsed = Duration.parse(iso);
+    } catch (DateTimeParseException e) {
+      boolean overflow =
+          e.getCause() instanceof ArithmeticException
+              || e.getCause() instanceof NumberFormatException;
+      throw new LimitFormatException(
+          text,
+          overflow
+              ? "number too large for an ISO-8601 duration"
+              : "not a valid ISO-8601 duration (expected e.g. PT5M, PT1H30M, P1D)");
+    }
+    if (parsed.isNegative()) {
+      throw new LimitFormatException(text, NEGATIVE);
+    }
+    return of(parsed);
+  }
+
+  /**
+   * Lenient parsing for configuration: {@code text} as by {@link #parse(String)}, or {@code
+   * fallback} when it is unusable, after logging one WARN that names {@code origin} (e.g.
+   * "environment variable FOO_MS"), the value and the reason. A null {@code text} means "not
+   * configured" and returns {@code fallback} silently. Note that unusable text falls back; it never
+   * means "disabled": only {@code 0} does.
+   */
+  public static Limit parseOr(String text, Limit fallback, String origin) {
+    requireNonNull(fallback, "fallback");
+    if (text == null) {
+      return fallback;
+    }
+    try {
+      return parse(text);
+    } catch (LimitFormatException e) {
+      LOG.warn("Ignoring {}: {}; using {}", origin, e.getMessage(), fallback);
+      return fallback;
+    }
+  }
+
+  /**
+   * Resolves a limit from the JVM's system properties and environment, as {@link
+   * #fromConfig(String, String, Limit, Function, Function)} with {@link System#getProperty} and
+   * {@link System#getenv}.
+   */
+  public static Limit fromConfig(
+      String systemProperty, String environmentVariable, Limit programmaticDefault) {
+    return fromConfig(
+        systemProperty,
+        environmentVariable,
+        programmaticDefault,
+        System::getProperty,
+        System::getenv);
+  }
+
+  /**
+   * Resolves a limit with this precedence, highest first: the system property named {@code
+   * systemProperty}, the environment variable named {@code environmentVariable}, then {@code
+   * programmaticDefault}. Each name may be null to skip that source. Values use the {@link
+   * #parse(String)} grammar (bare integers are milliseconds). An unusable value is logged as a WARN
+   * and the next source down is used, so a typo never disables a guard.
+   *
+   * @param systemProperties looks up a system property by name (null when absent)
+   * @param environment looks up an environment variable by name (null when absent)
+   */
+  public static Limit fromConfig(
+      String systemProperty,
+      String environmentVariable,
+      Limit programmaticDefault,
+      Function<String, String> systemProperties,
+      Function<String, String> environment) {
+    requireNonNull(programmaticDefault, "programmaticDefault");
+    Limit limit = programmaticDefault;
+    if (environmentVariable != null) {
+      limit =
+          parseOr(
+              environment.apply(environmentVariable),
+              limit,
+              "environment variable " + environmentVariable);
+    }
+    if (systemProperty != null) {
+      limit =
+          parseOr(
+              systemProperties.apply(systemProperty), limit, "system property " + systemProperty);
+    }
+    return limit;
+  }
+
+  public boolean isEnabled() {
+    return duration != null;
+  }
+
+  /**
+   * The effective duration, at most {@link #MAX}.
+   *
+   * @throws IllegalStateException if disabled
+   */
+  public Duration duration() {
+    checkEnabled();
+    return duration;
+  }
+
+  /**
+   * The effective duration in nanoseconds; cannot overflow, since it is at most {@link #MAX}.
+   *
+   * @throws IllegalStateException if disabled: there is deliberately no "0 means disabled" number,
+   *     because a zero delay handed to a scheduler fires at once instead of never
+   */
+  public long toNanos() {
+    checkEnabled();
+    return duration.toNanos();
+  }
+
+  /** The effective duration, or empty when disabled. */
+  public Optional<Duration> asOptional() {
+    return Optional.ofNullable(duration);
+  }
+
+  /** Whether the requested duration exceeded {@link #MAX} and was clamped to it. */
+  public boolean isClamped() {
+    return duration != null && !duration.equals(requested);
+  }
+
+  /**
+   * The duration as requested before clamping (the longest {@link Duration} if the request did not
+   * even fit one).
+   *
+   * @throws IllegalStateException if disabled
+   */
+  public Duration requested() {
+    checkEnabled();
+    return requested;
+  }
+
+  private void checkEnabled() {
+    if (duration == null) {
+      throw new IllegalStateException("Limit is disabled; check isEnabled() first");
+    }
+  }
+
+  private static void checkUnit(ChronoUnit unit) {
+    requireNonNull(unit, "unit");
+    if (!UNITS.contains(unit)) {
+      throw new IllegalArgumentException("Unsupported unit " + unit + ": use NANOS through DAYS");
+    }
+  }
+
+  /** {@code delay} in nanoseconds, saturated at {@link #MAX}: never overflows. */
+  static long saturatedNanos(Duration delay) {
+    return delay.compareTo(MAX) >= 0 ? MAX_NANOS : delay.toNanos();
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Limit
+        && Objects.equals(duration, ((Limit) o).duration)
+        && Objects.equals(requested, ((Limit) o).requested);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(duration, requested);
+  }
+
+  @Override
+  public String toString() {
+    if (duration == null) {
+      return "Limit[disabled]";
+    }
+    return isClamped()
+        ? "Limit[" + duration + " (clamped from " + requested + ")]"
+        : "Limit[" + duration + "]";
+  }
+}

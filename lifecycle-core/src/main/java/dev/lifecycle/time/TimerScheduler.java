@@ -1,0 +1,26 @@
+package dev.lifecycle.time;
+
+import java.time.Duration;
+
+/** Runs tasks after a delay. The seam that lets tests replace real time with virtual time. */
+public interface TimerScheduler {
+  /**
+   * Runs {@code task} once after {@code delay}. Implementations clamp delays beyond {@link
+   * Limit#MAX} to it and must not run the task on the calling thread.
+   *
+   * @throws IllegalArgumentException if {@code delay} is negative
+   */
+  TimerHandle schedule(Duration delay, Runnable task);
+
+  /** The scheduler's clock, in the sense of {@link System#nanoTime()}. */
+  long nanoTime();
+
+  /**
+   * The JVM-wide scheduler: one daemon thread named {@code lifecycle-timer}, created on first use,
+   * so it never keeps the JVM alive. A task that throws is logged and does not stop the thread.
+   * Tasks share that thread: they should be short and hand blocking work elsewhere.
+   */
+  static TimerScheduler system() {
+    return SystemTimerScheduler.INSTANCE;
+  }
+}

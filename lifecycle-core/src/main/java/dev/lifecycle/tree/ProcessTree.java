@@ -119,7 +119,7 @@ public final class ProcessTree implements AutoCloseable {
 
   /** The live processes of the tree now (one process-table pass plus a cookie search). */
   public TreeView view() {
-    return scanner.scan(true).view();
+    return scanner.scan(true);
   }
 
   /** The live members of the tree's own group now. */
@@ -150,7 +150,7 @@ public final class ProcessTree implements AutoCloseable {
     }
     try {
       // The cheap scan decides "still running"; only an empty one is confirmed with the cookie.
-      if (scanner.scan(false).view().isEmpty() && scanner.scan(true).view().isEmpty()) {
+      if (scanner.scan(false).isEmpty() && scanner.scan(true).isEmpty()) {
         exit.complete(this);
         return;
       }

@@ -7,6 +7,7 @@ import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.SignalResult;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -20,6 +21,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One staged termination of a tree, as an explicit state machine. Every path, including a failure
@@ -40,6 +43,7 @@ import java.util.function.Predicate;
  * pinned, every process is signalled on its own, by identity.
  */
 final class Termination {
+  private static final Logger LOG = LoggerFactory.getLogger(Termination.class);
 
   /** The states, in the order a run visits them. */
   enum State {
@@ -125,15 +129,20 @@ final class Termination {
 
   TerminationReport run() {
     long started = System.nanoTime();
+    Map<State, Long> millis = new EnumMap<>(State.class);
     State state = State.SCAN;
     while (state != State.DONE) {
+      long entered = System.nanoTime();
+      State current = state;
       try {
-        state = step(state);
+        state = step(current);
       } catch (RuntimeException e) {
-        problems.add(state + ": " + e);
-        state = state.onFailure();
+        problems.add(current + ": " + e);
+        state = current.onFailure();
       }
+      millis.merge(current, (System.nanoTime() - entered) / 1_000_000, Long::sum);
     }
+    LOG.debug("termination of {}: ms per state {}", scope.anchor().pid(), millis);
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
@@ -158,7 +167,9 @@ final class Termination {
   private State step(State state) {
     return switch (state) {
       case SCAN -> {
-        if (observe(true).isEmpty()) {
+        // The cookie search reads every environment: skip it when the table alone shows a live
+        // tree (the grace's first poll runs it), do it before declaring the tree gone.
+        if (observe(false).isEmpty() && observe(true).isEmpty()) {
           alreadyGone = true;
           yield State.REAP;
         }
@@ -181,12 +192,9 @@ final class Termination {
         yield State.KILL;
       }
       case KILL -> {
-        try {
-          signal(observe(false).all(), Signal.KILL, true);
-        } catch (RuntimeException e) {
-          signalGroup(Signal.KILL); // the table could not be read: the group still gets its KILL
-          throw e;
-        }
+        // No new scan before the signal: the grace's last poll is at most one poll interval old,
+        // the group signal reaches members forked since, and VERIFY kills any other newcomer.
+        signal(last.all(), Signal.KILL, true);
         yield State.VERIFY;
       }
       case VERIFY -> {
@@ -236,9 +244,9 @@ final class Termination {
 
   /** Scans, remembering every escapee seen. */
   private TreeView observe(boolean withCookie) {
-    TreeView view = scanner.scan(withCookie).view();
+    TreeView view = scanner.scan(withCookie);
     for (TreeMember escapee : view.escapees()) {
-      escapees.putIfAbsent(escapee.identity(), escapee);
+      escapees.merge(escapee.identity(), escapee, TreeMember::foundAlsoBy);
     }
     last = view;
     return view;
@@ -254,8 +262,10 @@ final class Termination {
   private boolean awaitGone(
       long deadline, Signal signal, Predicate<TreeMember> needsSignal, boolean stopOnInterrupt) {
     Backoff backoff = new Backoff(FIRST_POLL, MAX_POLL);
+    boolean withCookie = signal == Signal.TERM; // once: escapees found by cookie get TERM early
     while (true) {
-      TreeView view = observe(false);
+      TreeView view = observe(withCookie);
+      withCookie = false;
       if (view.isEmpty()) {
         return true;
       }
@@ -277,8 +287,10 @@ final class Termination {
   /**
    * Sends {@code signal} to {@code targets}: once to the group for those in it (when allowed and
    * pinned), by identity to every other one.
+   *
+   * @return whether the group was signalled
    */
-  private void signal(List<TreeMember> targets, Signal signal, boolean allowGroup) {
+  private boolean signal(List<TreeMember> targets, Signal signal, boolean allowGroup) {
     Predicate<TreeMember> inGroup = m -> m.processGroupId() == scope.groupId();
     boolean grouped = allowGroup && targets.stream().anyMatch(inGroup) && signalGroup(signal);
     for (TreeMember target : targets) {
@@ -288,6 +300,7 @@ final class Termination {
         signalOne(target, signal);
       }
     }
+    return grouped;
   }
 
   /**

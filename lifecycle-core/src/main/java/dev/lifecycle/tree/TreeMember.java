@@ -1,6 +1,7 @@
 package dev.lifecycle.tree;
 
 import dev.lifecycle.process.ProcessIdentity;
+import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
 
@@ -24,6 +25,16 @@ public record TreeMember(
     Objects.requireNonNull(identity, "identity");
     Objects.requireNonNull(command, "command");
     foundBy = Set.copyOf(foundBy);
+  }
+
+  /** This member, also found the ways {@code other} was (the same process seen again). */
+  TreeMember foundAlsoBy(TreeMember other) {
+    if (foundBy.containsAll(other.foundBy)) {
+      return this;
+    }
+    Set<Discovery> union = EnumSet.copyOf(foundBy);
+    union.addAll(other.foundBy);
+    return new TreeMember(identity, processGroupId, sessionId, command, union);
   }
 
   public long pid() {

@@ -25,7 +25,7 @@ final class TreeScanner {
   private final ProcessPlatform platform;
   private final Scope scope;
   private final long selfPid;
-  private final Map<ProcessIdentity, Set<Discovery>> known = new ConcurrentHashMap<>();
+  private final Set<ProcessIdentity> known = ConcurrentHashMap.newKeySet();
 
   TreeScanner(ProcessPlatform platform, Scope scope) {
     this.platform = platform;
@@ -37,14 +37,11 @@ final class TreeScanner {
     return scope;
   }
 
-  /** One scan's result: the view plus whether the anchor still pins the group and session ids. */
-  record Scan(TreeView view, boolean anchorPresent, boolean anchorAlive) {}
-
   /**
    * Scans the process table. The cookie search reads every process's environment, so it is left out
    * of frequent polls ({@code withCookie = false}); processes it found before stay known.
    */
-  Scan scan(boolean withCookie) {
+  TreeView scan(boolean withCookie) {
     ProcessTable table = platform.snapshot();
     Set<Long> cookieCarriers =
         withCookie && !scope.cookie().isEmpty()
@@ -63,10 +60,10 @@ final class TreeScanner {
     if (pinned && scope.anchorIsMember()) {
       add(found, anchorRow.pid(), Discovery.LEADER);
     }
+    Set<Long> remembered = new HashSet<>();
     for (ProcessInfo row : table.all()) {
-      Set<Discovery> before = known.get(row.identity(boot));
-      if (before != null) {
-        found.computeIfAbsent(row.pid(), k -> EnumSet.noneOf(Discovery.class)).addAll(before);
+      if (known.contains(row.identity(boot))) {
+        remembered.add(row.pid());
       }
       // Ids are only trusted while the anchor pins them: afterwards they may name a stranger.
       if (pinned && scope.ownsGroup() && row.pgid() == scope.groupId()) {
@@ -82,6 +79,7 @@ final class TreeScanner {
     // Parentage: descendants of the anchor and of everything found (zombies keep their children's
     // ppid until reaped, so they count as roots too).
     Deque<Long> roots = new ArrayDeque<>(found.keySet());
+    roots.addAll(remembered);
     if (pinned) {
       roots.add(anchorRow.pid());
     }
@@ -96,6 +94,12 @@ final class TreeScanner {
       }
     }
 
+    // Seen in the tree before, and no other reason now (re-parented to init after its parent
+    // died, or its group/session id is no longer pinned): a descendant by remembered parentage.
+    for (long pid : remembered) {
+      found.putIfAbsent(pid, EnumSet.of(Discovery.PARENTAGE));
+    }
+
     Set<Long> excluded = ancestorsOfSelf(table);
     if (!scope.anchorIsMember()) {
       excluded.add(scope.anchor().pid());
@@ -108,14 +112,15 @@ final class TreeScanner {
         continue;
       }
       ProcessIdentity identity = row.identity(boot);
-      Set<Discovery> how = known.merge(identity, entry.getValue(), TreeScanner::union);
+      known.add(identity);
       if (row.hasExited()) {
         continue; // zombies are gone for every decision
       }
-      TreeMember member = new TreeMember(identity, row.pgid(), row.sid(), row.command(), how);
+      TreeMember member =
+          new TreeMember(identity, row.pgid(), row.sid(), row.command(), entry.getValue());
       (row.pgid() == scope.groupId() ? members : escapees).add(member);
     }
-    return new Scan(new TreeView(members, escapees), pinned, pinned && !anchorRow.hasExited());
+    return new TreeView(members, escapees);
   }
 
   /** This JVM and its ancestors: never part of any tree, whatever they carry. */
@@ -130,14 +135,5 @@ final class TreeScanner {
 
   private static void add(Map<Long, Set<Discovery>> found, long pid, Discovery how) {
     found.computeIfAbsent(pid, k -> EnumSet.noneOf(Discovery.class)).add(how);
-  }
-
-  private static Set<Discovery> union(Set<Discovery> a, Set<Discovery> b) {
-    if (a.containsAll(b)) {
-      return a;
-    }
-    Set<Discovery> out = EnumSet.copyOf(a);
-    out.addAll(b);
-    return Set.copyOf(out);
   }
 }

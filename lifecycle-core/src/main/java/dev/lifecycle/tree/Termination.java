@@ -242,9 +242,14 @@ final class Termination {
     return State.SWEEP;
   }
 
-  /** Scans, remembering every escapee seen. */
+  /** Scans, leaving out processes found not to be ours, and remembering every escapee seen. */
   private TreeView observe(boolean withCookie) {
-    TreeView view = scanner.scan(withCookie);
+    TreeView scanned = scanner.scan(withCookie);
+    Predicate<TreeMember> ours = m -> !skipped.contains(m.identity());
+    TreeView view =
+        new TreeView(
+            scanned.members().stream().filter(ours).toList(),
+            scanned.escapees().stream().filter(ours).toList());
     for (TreeMember escapee : view.escapees()) {
       escapees.merge(escapee.identity(), escapee, TreeMember::foundAlsoBy);
     }

@@ -32,7 +32,8 @@ public record TreeMember(
     if (foundBy.containsAll(other.foundBy)) {
       return this;
     }
-    Set<Discovery> union = EnumSet.copyOf(foundBy);
+    Set<Discovery> union = EnumSet.noneOf(Discovery.class);
+    union.addAll(foundBy);
     union.addAll(other.foundBy);
     return new TreeMember(identity, processGroupId, sessionId, command, union);
   }

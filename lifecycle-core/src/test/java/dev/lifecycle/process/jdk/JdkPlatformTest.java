@@ -62,7 +62,14 @@ class JdkPlatformTest {
   void childLeadsItsOwnSessionThroughSetsid() throws Exception {
     assumeTrue(platform.capabilities().newSession(), "util-linux setsid absent");
     SupervisedProcess child = spawn(SpawnOptions.defaults(), "sleep", "30");
+    // The fallback's documented window: until setsid(1) has called setsid(), the child is still
+    // in our session. Poll (bounded) for the moment it leads its own.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     ProcessInfo row = ProcFs.stat(child.pid()).orElseThrow();
+    while (row.sid() != child.pid() && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+      row = ProcFs.stat(child.pid()).orElseThrow();
+    }
     assertThat(row.sid()).isEqualTo(child.pid());
     assertThat(row.pgid()).isEqualTo(child.pid());
     assertThat(child.processGroupId()).isEqualTo(child.pid());

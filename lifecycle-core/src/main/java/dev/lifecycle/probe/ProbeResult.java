@@ -1,0 +1,50 @@
+package dev.lifecycle.probe;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What one probe observed.
+ *
+ * @param endpoint the endpoint probed
+ * @param status what happened
+ * @param elapsed how long the probe took
+ * @param error the failure behind {@link Status#ERROR}, else {@code null}; see {@link #failure()}
+ */
+public record ProbeResult(Endpoint endpoint, Status status, Duration elapsed, IOException error) {
+
+  /** The outcome of a probe. Only {@link #REACHABLE} means something answers. */
+  public enum Status {
+    /** A connection was accepted (by the kernel, for the listener) within the timeout. */
+    REACHABLE,
+    /** Nothing listens there: a closed port, or a socket file without a listener. */
+    REFUSED,
+    /** No answer within the timeout: a listener too busy to accept, or dropped packets. */
+    TIMED_OUT,
+    /** The socket file does not exist. */
+    NOT_FOUND,
+    /** Any other failure (permission, bad address, interrupted): see {@link #failure()}. */
+    ERROR
+  }
+
+  public ProbeResult {
+    Objects.requireNonNull(endpoint, "endpoint");
+    Objects.requireNonNull(status, "status");
+    Objects.requireNonNull(elapsed, "elapsed");
+    if ((status == Status.ERROR) != (error != null)) {
+      throw new IllegalArgumentException("an error is given exactly for ERROR: " + status);
+    }
+  }
+
+  /** Whether something accepted the connection. */
+  public boolean isReachable() {
+    return status == Status.REACHABLE;
+  }
+
+  /** The exception behind {@link Status#ERROR}. */
+  public Optional<IOException> failure() {
+    return Optional.ofNullable(error);
+  }
+}

@@ -1,0 +1,78 @@
+package dev.lifecycle.record;
+
+import dev.lifecycle.probe.Endpoint;
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessPlatform;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.regex.Pattern;
+
+/**
+ * Who serves a session, where, and what goes away with it.
+ *
+ * @param owner the process that serves the endpoint and owns the artifacts
+ * @param identityClock the {@link dev.lifecycle.process.Capabilities#platform() platform} whose
+ *     clock measured {@code owner}'s start time; start times from another platform are not compared
+ * @param endpoint where clients connect
+ * @param artifacts absolute, normalized paths the owner created, by kind
+ * @param token random and unique per generation: compare-and-clear matches it, not the pid
+ * @param created when this generation was created
+ */
+public record SessionRecord(
+    ProcessIdentity owner,
+    String identityClock,
+    Endpoint endpoint,
+    Map<ArtifactKind, Path> artifacts,
+    String token,
+    Instant created) {
+
+  /** The record file format this library writes and reads. */
+  public static final int FORMAT_VERSION = 1;
+
+  private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9-]{8,64}");
+
+  public SessionRecord {
+    Objects.requireNonNull(owner, "owner");
+    Objects.requireNonNull(identityClock, "identityClock");
+    Objects.requireNonNull(endpoint, "endpoint");
+    Objects.requireNonNull(created, "created");
+    if (!TOKEN.matcher(Objects.requireNonNull(token, "token")).matches()) {
+      throw new IllegalArgumentException("token must be 8-64 of [A-Za-z0-9-]: " + token);
+    }
+    EnumMap<ArtifactKind, Path> copy = new EnumMap<>(ArtifactKind.class);
+    artifacts.forEach(
+        (kind, path) -> {
+          Objects.requireNonNull(path, kind.key());
+          if (!path.isAbsolute() || !path.equals(path.normalize())) {
+            throw new IllegalArgumentException(
+                kind.key() + " must be absolute and normalized: " + path);
+          }
+          copy.put(kind, path);
+        });
+    artifacts = Collections.unmodifiableMap(copy);
+  }
+
+  /**
+   * A new generation: a fresh random token and the current time. Create one per publish, so a
+   * predecessor's compare-and-clear can never match a successor's record.
+   */
+  public static SessionRecord newGeneration(
+      ProcessIdentity owner,
+      String identityClock,
+      Endpoint endpoint,
+      Map<ArtifactKind, Path> artifacts) {
+    return new SessionRecord(
+        owner, identityClock, endpoint, artifacts, UUID.randomUUID().toString(), Instant.now());
+  }
+
+  /** A new generation owned by this JVM, as {@code platform} identifies it. */
+  public static SessionRecord newGeneration(
+      ProcessPlatform platform, Endpoint endpoint, Map<ArtifactKind, Path> artifacts) {
+    return newGeneration(platform.self(), platform.capabilities().platform(), endpoint, artifacts);
+  }
+}

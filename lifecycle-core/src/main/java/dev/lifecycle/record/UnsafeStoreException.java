@@ -1,0 +1,15 @@
+package dev.lifecycle.record;
+
+import java.io.IOException;
+
+/**
+ * A record directory was refused because another user could read, replace or redirect the records
+ * in it. The message says what is wrong and how to fix it.
+ */
+public final class UnsafeStoreException extends IOException {
+  private static final long serialVersionUID = 1L;
+
+  public UnsafeStoreException(String message) {
+    super(message);
+  }
+}

@@ -62,6 +62,11 @@ final class PosixProcess extends SupervisedProcess {
     this.onReaped = onReaped;
   }
 
+  /** Whether the pid has been released (after which it must never be signalled again). */
+  synchronized boolean isReaped() {
+    return reaped;
+  }
+
   synchronized int pidfd() {
     return pidfd;
   }

@@ -25,6 +25,15 @@ final class Adversaries {
     return sh("setsid sleep 300 & sleep 300 & wait");
   }
 
+  /**
+   * A leader that answers SIGTERM by escaping: it double-forks a setsid daemon that ignores
+   * SIGTERM, then exits. The daemon exists only after the tree was signalled, and only its cookie
+   * names it.
+   */
+  static ProcessBuilder escapesOnTerm() {
+    return sh("trap 'trap \"\" TERM; ( setsid sleep 300 & ) ; exit 0' TERM; sleep 300 & wait");
+  }
+
   /** A daemon by double fork: its parent exits at once, so it is re-parented to init. */
   static ProcessBuilder doubleFork() {
     return sh("( sleep 300 & ) ; sleep 300 & wait");

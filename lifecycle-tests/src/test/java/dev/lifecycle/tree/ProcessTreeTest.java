@@ -92,11 +92,13 @@ class ProcessTreeTest {
         "member stopped",
         () -> ProcFs.stat(stopped.pid()).map(r -> r.state() == ProcessState.STOPPED).orElse(false));
 
-    TerminationReport report = tree.terminate(Duration.ofSeconds(5));
+    // A long grace where SIGCONT exists (the member must die of TERM well before it ends).
+    boolean cont = platform.capabilities().groupSignals();
+    TerminationReport report = tree.terminate(cont ? Duration.ofSeconds(5) : Duration.ofSeconds(1));
 
     System.out.println(platform.capabilities().platform() + ": " + report);
     assertThat(ids(all)).allMatch(Await::isGone);
-    if (platform.capabilities().groupSignals()) {
+    if (cont) {
       // SIGCONT after SIGTERM: the stopped member sees TERM and exits well within the grace.
       assertThat(report.endedBy()).isEqualTo(Stage.TERM);
       assertThat(report.elapsed()).isLessThan(Duration.ofSeconds(4));
@@ -165,6 +167,23 @@ class ProcessTreeTest {
     System.out.println(platform.capabilities().platform() + ": " + report);
     assertThat(report.escapees()).extracting(TreeMember::pid).contains(daemon.pid());
     assertThat(ids(view.all())).allMatch(Await::isGone);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("platforms")
+  void aDescendantThatEscapesDuringTheGraceIsSweptUp(ProcessPlatform platform) throws Exception {
+    ProcessTree tree = spawn(platform, Adversaries.escapesOnTerm());
+    awaitView(tree, "2 members", v -> v.members().size() == 2);
+
+    TerminationReport report = tree.terminate(GRACE);
+
+    System.out.println(platform.capabilities().platform() + ": " + report);
+    assertThat(report.escapees()).hasSize(1);
+    TreeMember escapee = report.escapees().get(0);
+    assertThat(escapee.foundBy()).contains(Discovery.COOKIE);
+    assertThat(report.killed()).contains(escapee.pid()); // it ignores TERM
+    assertThat(Await.isGone(escapee.identity())).isTrue();
+    assertThat(tree.view().isEmpty()).isTrue();
   }
 
   @ParameterizedTest(name = "{0}")

@@ -174,6 +174,7 @@ public final class BrokerRuntime implements AutoCloseable {
       if (startup != null) {
         startup.start(this);
       }
+      checkStillStarting();
       Path directory = Files.createTempDirectory(store.directory(), name + ".gen-");
       generationDirectory = directory; // fresh per generation: no reclaim can hit a successor's
       ServerSocketChannel channel;
@@ -200,7 +201,7 @@ public final class BrokerRuntime implements AutoCloseable {
       synchronized (lock) {
         if (state != BrokerState.STARTING) {
           channel.close();
-          throw new IOException("broker " + name + " was shut down while starting: " + reason);
+          checkStillStarting();
         }
         listener = channel;
       }
@@ -209,9 +210,7 @@ public final class BrokerRuntime implements AutoCloseable {
       acceptor.start();
       SessionRecord record = SessionRecord.newGeneration(platform, endpoint, artifacts());
       synchronized (lock) { // publish and shutdown exclude each other: no record outlives a pass
-        if (state != BrokerState.STARTING) {
-          throw new IOException("broker " + name + " was shut down while starting: " + reason);
-        }
+        checkStillStarting();
         store.publish(name, record);
         published = record;
         state = BrokerState.SERVING;
@@ -221,12 +220,28 @@ public final class BrokerRuntime implements AutoCloseable {
       return record;
     } catch (Exception e) {
       ShutdownReport report = shutdown(ShutdownReason.STARTUP_FAILED).join();
+      // A pass that won the race may have run before these files existed.
+      removeOwnArtifacts(new ArrayList<>(), new ArrayList<>());
       LOG.warn("broker {} failed to start: {}; {}", name, e.toString(), report);
       if (e instanceof IOException io) {
         throw io;
       }
       throw new IOException("broker " + name + " failed to start: " + e, e);
     }
+  }
+
+  private void checkStillStarting() throws IOException {
+    synchronized (lock) {
+      if (state != BrokerState.STARTING) {
+        throw new IOException("broker " + name + " was shut down while starting: " + reason);
+      }
+    }
+  }
+
+  /** Idle leases open now (diagnostics and tests). */
+  int activeLeases() {
+    IdleTracker tracker = idle;
+    return tracker == null ? 0 : tracker.activeLeases();
   }
 
   private Map<ArtifactKind, Path> artifacts() {

@@ -167,7 +167,10 @@ class BrokerProcessTest {
   @Test
   void aBrokerNobodyConnectsToIdlesOut() throws Exception {
     ProcessTree broker =
-        startBroker(temp.resolve("broker.log"), "-Dlifecycle.broker.idleTimeout=700ms");
+        startBroker(
+            temp.resolve("broker.log"),
+            "-Dlifecycle.broker.idleTimeout=700ms",
+            "-Dlifecycle.broker.backendGrace=300ms");
     awaitRecordFile(); // a file check, not a probe: a probe is a connection, hence a lease
 
     assertThat(broker.leader().waitFor(10, TimeUnit.SECONDS)).isTrue();
@@ -246,13 +249,13 @@ class BrokerProcessTest {
   @Test
   void aClientConnectingDuringShutdownIsRefusedAndStartsANewBroker() throws Exception {
     BrokerClient client =
-        client("-Dlifecycle.broker.idleTimeout=30s", "-Dlifecycle.broker.backendGrace=4s");
+        client("-Dlifecycle.broker.idleTimeout=30s", "-Dlifecycle.broker.backendGrace=3s");
     BrokerSession dying = client.ensure();
     ProcessHandle dyingHandle = ProcessHandle.of(dying.pid()).orElseThrow();
     try (SocketChannel channel = client.connect()) {
       Brokers.send(channel, "shutdown");
     }
-    // Its listener closes first; its backend (ignoring SIGTERM) keeps it alive for 4 s more.
+    // Its listener closes first; its backend (ignoring SIGTERM) keeps it alive for 3 s more.
     Reaper.until(
         Duration.ofSeconds(5),
         "listener closed",
@@ -271,7 +274,8 @@ class BrokerProcessTest {
 
   @Test
   void aSuccessorsRecordSurvivesItsPredecessorsShutdownUnderTheRecordLock() throws Exception {
-    ProcessTree predecessor = startBroker(temp.resolve("a.log"));
+    ProcessTree predecessor =
+        startBroker(temp.resolve("a.log"), "-Dlifecycle.broker.backendGrace=300ms");
     awaitRecordFile();
     SessionRecord old = validRecord();
     assertThat(old.owner().pid()).isEqualTo(predecessor.leader().pid());
@@ -286,7 +290,7 @@ class BrokerProcessTest {
           Duration.ofSeconds(5),
           "predecessor's listener closed",
           () -> !EndpointProbe.probe(old.endpoint()).isReachable());
-      successor = startBroker(temp.resolve("b.log"));
+      successor = startBroker(temp.resolve("b.log"), "-Dlifecycle.broker.backendGrace=300ms");
       // The successor listens, then waits for the lock to publish; the predecessor waits to clear.
       Reaper.until(Duration.ofSeconds(20), "successor listening", () -> successorListening(old));
       assertThat(predecessor.leader().isAlive()).as("predecessor waits for the lock").isTrue();

@@ -80,6 +80,9 @@ public final class BrokerRuntime implements AutoCloseable {
   /** Longer request lines are a broken or hostile client: its connection is closed. */
   static final int MAX_LINE_BYTES = 1 << 20;
 
+  /** A signalled accept() returns in microseconds; this only bounds a pathological case. */
+  private static final Duration ACCEPTOR_EXIT = Duration.ofSeconds(1);
+
   /** The socket file inside the generation directory. */
   static final String SOCKET_FILE = "broker.sock";
 
@@ -124,6 +127,7 @@ public final class BrokerRuntime implements AutoCloseable {
   private volatile Path generationDirectory;
   private volatile Path socketFile;
   private volatile Thread hook;
+  private volatile Thread acceptor;
   private final CompletableFuture<ShutdownReport> stopped = new CompletableFuture<>();
 
   private BrokerRuntime(Builder b) {
@@ -205,9 +209,10 @@ public final class BrokerRuntime implements AutoCloseable {
         }
         listener = channel;
       }
-      Thread acceptor = new Thread(() -> acceptLoop(channel), "lifecycle-broker-accept");
-      acceptor.setDaemon(true);
-      acceptor.start();
+      Thread accepting = new Thread(() -> acceptLoop(channel), "lifecycle-broker-accept");
+      accepting.setDaemon(true);
+      acceptor = accepting;
+      accepting.start();
       SessionRecord record = SessionRecord.newGeneration(platform, endpoint, artifacts());
       synchronized (lock) { // publish and shutdown exclude each other: no record outlives a pass
         checkStillStarting();
@@ -328,6 +333,7 @@ public final class BrokerRuntime implements AutoCloseable {
     if (closing != null) {
       try {
         closing.close();
+        awaitAcceptor();
       } catch (IOException e) {
         problems.add("closing the listener: " + e);
       }
@@ -343,6 +349,25 @@ public final class BrokerRuntime implements AutoCloseable {
     pass.setDaemon(false);
     pass.start();
     return stopped.copy();
+  }
+
+  /**
+   * A thread blocked in accept() keeps the kernel socket listening until it leaves the call, even
+   * after close() returned: only once it has left are new connections refused.
+   */
+  private void awaitAcceptor() {
+    Thread accepting = acceptor;
+    if (accepting == null || accepting == Thread.currentThread()) {
+      return;
+    }
+    try {
+      accepting.join(ACCEPTOR_EXIT.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (accepting.isAlive()) {
+      LOG.warn("broker {}: accept thread still in accept() after {}", name, ACCEPTOR_EXIT);
+    }
   }
 
   private void runPass(ShutdownReason why, long started, List<String> problems) {

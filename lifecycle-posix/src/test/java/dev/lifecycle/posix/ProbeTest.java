@@ -152,14 +152,18 @@ class ProbeTest {
       Files.createDirectories(sandbox.resolve("jna"));
       Files.setPosixFilePermissions(
           sandbox.resolve("jna"), PosixFilePermissions.fromString("rwxrwxrwx"));
+      Path errors = sandbox.resolve("stderr.txt");
       SupervisedProcess probe =
           children.spawn(
-              new ProcessBuilder(command).directory(sandbox.toFile()).redirectErrorStream(true));
+              new ProcessBuilder(command)
+                  .directory(sandbox.toFile())
+                  .redirectError(errors.toFile()));
       String output = Children.read(probe.getInputStream());
       assertThat(probe.waitFor(30, TimeUnit.SECONDS)).isTrue();
-      assertThat(probe.exitValue()).as(output).isZero();
-      assertThat(output.lines().filter(line -> !line.startsWith("SLF4J")))
-          .as(output)
+      String diagnostics = output + Files.readString(errors); // JVM warnings go to stderr
+      assertThat(probe.exitValue()).as(diagnostics).isZero();
+      assertThat(output.lines())
+          .as(diagnostics)
           .containsExactly(Liveness.ALIVE_NOT_OURS.name(), SignalResult.NOT_PERMITTED.name());
       assertThat(victim.isAlive()).isTrue();
     } finally {

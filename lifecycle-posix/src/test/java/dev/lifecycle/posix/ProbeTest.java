@@ -22,6 +22,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -117,9 +118,16 @@ class ProbeTest {
   void tableEnvironmentAndCommandLineSeeTheChild() throws Exception {
     SpawnOptions options = SpawnOptions.defaults();
     SupervisedProcess child = children.spawn(new ProcessBuilder("sleep", "30"), options);
+    // posix_spawn returns once the kernel has switched the child to the new image, a moment
+    // before execve has laid out its arguments and environment: poll (bounded) for them.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (!PLATFORM.commandLine(child.pid()).equals(Optional.of(List.of("sleep", "30")))
+        && System.nanoTime() < deadline) {
+      Thread.sleep(1);
+    }
+    assertThat(PLATFORM.commandLine(child.pid())).contains(List.of("sleep", "30"));
     assertThat(PLATFORM.findByEnvironment(SpawnOptions.COOKIE_VARIABLE, options.treeCookie()))
         .containsExactly(child.pid());
-    assertThat(PLATFORM.commandLine(child.pid())).contains(List.of("sleep", "30"));
     assertThat(PLATFORM.snapshot().session(child.pid()))
         .extracting(ProcessInfo::pid)
         .containsExactly(child.pid());

@@ -1,0 +1,30 @@
+package dev.lifecycle.posix;
+
+/**
+ * Observes children's exits and has each one collect its status ({@link PosixProcess#collectExit}).
+ */
+interface ExitWatcher {
+
+  /** Starts watching {@code process}; its exit may already have happened. */
+  void watch(PosixProcess process);
+
+  /**
+   * The fallback: one daemon thread per child, blocked in {@code waitid(P_PID, pid, WEXITED |
+   * WNOWAIT)} until the child exits (observing without reaping), which then collects the status.
+   * Used where pidfds are unavailable (Linux before 5.4, seccomp filters) and on macOS, where a
+   * kqueue {@code EVFILT_PROC} watcher would be the threadless equivalent (not implemented yet).
+   */
+  static ExitWatcher threadPerChild() {
+    return process -> {
+      Thread thread =
+          new Thread(
+              () -> {
+                process.awaitExit();
+                process.collectExit();
+              },
+              "lifecycle-exit-" + process.pid());
+      thread.setDaemon(true);
+      thread.start();
+    };
+  }
+}

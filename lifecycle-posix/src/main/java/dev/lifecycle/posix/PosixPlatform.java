@@ -1,0 +1,292 @@
+package dev.lifecycle.posix;
+
+import dev.lifecycle.process.Capabilities;
+import dev.lifecycle.process.Liveness;
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessInfo;
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.ProcessTable;
+import dev.lifecycle.process.Signal;
+import dev.lifecycle.process.SignalResult;
+import dev.lifecycle.process.SignalSafety;
+import dev.lifecycle.process.SpawnOptions;
+import dev.lifecycle.process.SupervisedProcess;
+import dev.lifecycle.process.procfs.ProcFs;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The {@link ProcessPlatform} of Linux and macOS, through libc by JNA: {@code posix_spawn} into a
+ * new session, {@code kill}/{@code killpg} with errno, exits observed by pidfd and one epoll thread
+ * (Linux >= 5.4) or a {@code waitid} thread per child, identities and the process table from {@code
+ * /proc} ({@link ProcFs}).
+ *
+ * <p>Linux is tested. The macOS paths (SETSID 0x400 with CLOEXEC_DEFAULT, Darwin signal numbers,
+ * {@code proc_pidinfo} identities, a waitid thread per child instead of kqueue) are written from
+ * the XNU headers and untested; on macOS the process table, environment scan and command lines come
+ * from the pure-JDK platform.
+ *
+ * <p>One instance per JVM ({@link #create()}): children, their exit watcher and the pidfds are
+ * process-wide state.
+ */
+public final class PosixPlatform implements ProcessPlatform {
+  private final OsConstants os;
+  private final NativeFeatures features;
+  private final Capabilities capabilities;
+  private final Spawner spawner;
+  private final ProcessIdentity self;
+  private final Map<Integer, PosixProcess> children = new ConcurrentHashMap<>();
+  private ExitWatcher watcher; // guarded by this; started with the first pidfd child
+
+  private PosixPlatform(OsConstants os) {
+    this.os = os;
+    this.features = NativeFeatures.detect(os);
+    boolean exact = os.isLinux() ? ProcFs.isAvailable() && !ProcFs.bootId().isEmpty() : true;
+    this.capabilities =
+        new Capabilities(
+            "posix-" + os.name,
+            features.spawnSetsid(),
+            true,
+            exact,
+            features.pidfd(),
+            features.details());
+    this.spawner = new Spawner(features);
+    int pid = LibC.getpid();
+    this.self = identify(pid).orElse(ProcessIdentity.ofPid(pid));
+  }
+
+  /**
+   * The platform of this JVM, created on first use.
+   *
+   * @throws UnsupportedOperationException when not on Linux or macOS or libc cannot be bound, with
+   *     the reason
+   */
+  public static PosixPlatform create() {
+    if (Holder.INSTANCE instanceof PosixPlatform platform) {
+      return platform;
+    }
+    Throwable failure = (Throwable) Holder.INSTANCE;
+    throw new UnsupportedOperationException(
+        "lifecycle-posix is not usable here: " + failure.getMessage(), failure);
+  }
+
+  /** Whether {@link #create()} succeeds and can start children in new sessions. Never throws. */
+  static boolean isUsable() {
+    return Holder.INSTANCE instanceof PosixPlatform platform && platform.capabilities.newSession();
+  }
+
+  private static final class Holder {
+    static final Object INSTANCE = load();
+
+    private static Object load() {
+      try {
+        OsConstants os = OsConstants.current();
+        if (os == null) {
+          return new UnsupportedOperationException(
+              "unsupported OS " + System.getProperty("os.name") + " (Linux and macOS only)");
+        }
+        return new PosixPlatform(os);
+      } catch (RuntimeException | LinkageError e) {
+        return e;
+      }
+    }
+  }
+
+  /** A multi-line report of what was detected, for logs and bug reports. */
+  public String describe() {
+    StringBuilder text = new StringBuilder("lifecycle-posix ").append(capabilities.platform());
+    text.append("\n  newSession=").append(capabilities.newSession());
+    text.append(" groupSignals=").append(capabilities.groupSignals());
+    text.append(" exactIdentity=").append(capabilities.exactIdentity());
+    text.append(" threadlessExitWatch=").append(capabilities.threadlessExitWatch());
+    capabilities.details().entrySet().stream()
+        .sorted(Map.Entry.comparingByKey())
+        .forEach(e -> text.append("\n  ").append(e.getKey()).append(": ").append(e.getValue()));
+    return text.toString();
+  }
+
+  /** Prints {@link #describe()}: {@code java -cp ... dev.lifecycle.posix.PosixPlatform}. */
+  public static void main(String[] args) {
+    System.out.println(create().describe());
+  }
+
+  @Override
+  public Capabilities capabilities() {
+    return capabilities;
+  }
+
+  @Override
+  public SupervisedProcess spawn(ProcessBuilder builder, SpawnOptions options) throws IOException {
+    Spawner.Spawned spawned = spawner.spawn(builder, options);
+    int pid = spawned.pid();
+    // Our unreaped child: the pid cannot have been reused, so the pidfd is for this child.
+    int pidfd = features.pidfd() ? LinuxC.pidfdOpen(pid) : -1;
+    if (options.newSession() && LibC.getsid(pid) != pid) {
+      discard(pid, pidfd, spawned.stdio());
+      throw new IOException(
+          "child " + pid + " of " + builder.command() + " did not start in a session of its own");
+    }
+    ProcessIdentity identity = identify(pid).orElse(ProcessIdentity.ofPid(pid));
+    PosixProcess process =
+        new PosixProcess(
+            os,
+            pid,
+            pidfd,
+            identity,
+            options.newSession() ? pid : -1,
+            options.treeCookie(),
+            options.keepLeaderUnreaped(),
+            spawned.stdio(),
+            reaped -> children.remove((int) reaped.pid(), reaped));
+    children.put(pid, process);
+    (pidfd >= 0 ? watcher() : ExitWatcher.threadPerChild()).watch(process);
+    return process;
+  }
+
+  private synchronized ExitWatcher watcher() {
+    if (watcher == null) {
+      watcher = PidfdExitWatcher.start();
+    }
+    return watcher;
+  }
+
+  /** Kills and reaps a child that broke the spawn contract (SETSID silently ignored). */
+  private void discard(int pid, int pidfd, Stdio stdio) {
+    LibC.kill(pid, os.signal(Signal.KILL));
+    com.sun.jna.Memory info = new com.sun.jna.Memory(OsConstants.SIGINFO_SIZE);
+    while (LibC.waitid(OsConstants.P_PID, pid, info, OsConstants.WEXITED) != 0
+        && LibC.errno() == OsConstants.EINTR) {
+      // retry; SIGKILL ends it promptly
+    }
+    if (pidfd >= 0) {
+      LibC.close(pidfd);
+    }
+    stdio.close();
+  }
+
+  @Override
+  public ProcessIdentity self() {
+    return self;
+  }
+
+  @Override
+  public long selfProcessGroup() {
+    return LibC.getpgid(0);
+  }
+
+  @Override
+  public Optional<ProcessIdentity> identify(long pid) {
+    int p = checkedPid(pid);
+    return os.isLinux() ? ProcFs.identity(p) : DarwinC.identity(p);
+  }
+
+  @Override
+  public Liveness probe(long pid) {
+    int p = checkedPid(pid);
+    if (LibC.kill(p, 0) == 0) {
+      return hasExited(p) ? Liveness.GONE : Liveness.ALIVE;
+    }
+    int errno = LibC.errno();
+    if (errno == OsConstants.EPERM) {
+      return Liveness.ALIVE_NOT_OURS;
+    }
+    if (errno == OsConstants.ESRCH) {
+      return Liveness.GONE;
+    }
+    throw new IllegalStateException("kill(" + pid + ", 0): " + LibC.describe(errno));
+  }
+
+  @Override
+  public Liveness probe(ProcessIdentity identity) {
+    Liveness liveness = probe(identity.pid());
+    if (liveness == Liveness.GONE) {
+      return liveness;
+    }
+    Optional<ProcessIdentity> now = identify(identity.pid());
+    if (now.isEmpty()) {
+      return probe(identity.pid()); // exited meanwhile, or /proc hides it (hidepid): ask again
+    }
+    return identity.match(now.get()) == ProcessIdentity.Match.DIFFERENT
+        ? Liveness.ALIVE_NOT_OURS
+        : liveness;
+  }
+
+  @Override
+  public SignalResult signal(ProcessIdentity identity, Signal signal) {
+    SignalSafety.checkPid(identity.pid());
+    int pid = (int) identity.pid();
+    int signo = os.signal(signal);
+    PosixProcess child = children.get(pid);
+    if (child != null) { // ours and unreaped: race-free through its pidfd or its pinned pid
+      return identity.match(child.identity()) == ProcessIdentity.Match.DIFFERENT
+          ? SignalResult.IDENTITY_MISMATCH
+          : child.send(signo);
+    }
+    Optional<ProcessIdentity> now = identify(pid);
+    if (now.isPresent() && identity.match(now.get()) == ProcessIdentity.Match.DIFFERENT) {
+      return SignalResult.IDENTITY_MISMATCH;
+    }
+    return result(LibC.kill(pid, signo));
+  }
+
+  @Override
+  public SignalResult signalGroup(long pgid, Signal signal) {
+    SignalSafety.checkGroup(pgid, selfProcessGroup());
+    return result(LibC.killpg((int) pgid, os.signal(signal)));
+  }
+
+  private static SignalResult result(int rc) {
+    if (rc == 0) {
+      return SignalResult.DELIVERED;
+    }
+    int errno = LibC.errno();
+    if (errno == OsConstants.EPERM) {
+      return SignalResult.NOT_PERMITTED;
+    }
+    if (errno == OsConstants.ESRCH) {
+      return SignalResult.GONE;
+    }
+    throw new IllegalStateException("kill: " + LibC.describe(errno));
+  }
+
+  @Override
+  public ProcessTable snapshot() {
+    return os.isLinux() ? ProcFs.snapshot() : ProcessPlatform.jdk().snapshot();
+  }
+
+  @Override
+  public Set<Long> findByEnvironment(String name, String value) {
+    return os.isLinux()
+        ? ProcFs.findByEnvironment(name, value)
+        : ProcessPlatform.jdk().findByEnvironment(name, value);
+  }
+
+  @Override
+  public Optional<List<String>> commandLine(long pid) {
+    int p = checkedPid(pid);
+    return os.isLinux() ? ProcFs.commandLine(p) : ProcessPlatform.jdk().commandLine(p);
+  }
+
+  private boolean hasExited(int pid) {
+    return os.isLinux()
+        ? ProcFs.stat(pid).map(ProcessInfo::hasExited).orElse(false)
+        : DarwinC.isZombie(pid);
+  }
+
+  /** Rejects what no pid_t can name, before any system call. */
+  private static int checkedPid(long pid) {
+    if (pid <= 0 || pid > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("not a valid pid: " + pid);
+    }
+    return (int) pid;
+  }
+
+  @Override
+  public String toString() {
+    return "PosixPlatform" + capabilities;
+  }
+}

@@ -1,0 +1,31 @@
+package dev.lifecycle.posix;
+
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.ProcessPlatformProvider;
+
+/** Offers {@link PosixPlatform} to {@link ProcessPlatform#get()} ahead of the pure-JDK fallback. */
+public final class PosixPlatformProvider implements ProcessPlatformProvider {
+
+  /** Above the pure-JDK fallback (0). */
+  public static final int PRIORITY = 100;
+
+  @Override
+  public int priority() {
+    return PRIORITY;
+  }
+
+  /** Linux or macOS, libc bound by JNA, and POSIX_SPAWN_SETSID accepted. */
+  @Override
+  public boolean isSupported() {
+    try {
+      return PosixPlatform.isUsable();
+    } catch (Throwable t) { // e.g. NoClassDefFoundError when JNA is missing: simply unsupported
+      return false;
+    }
+  }
+
+  @Override
+  public ProcessPlatform create() {
+    return PosixPlatform.create();
+  }
+}

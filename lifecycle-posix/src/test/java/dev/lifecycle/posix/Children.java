@@ -1,0 +1,84 @@
+package dev.lifecycle.posix;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lifecycle.process.Signal;
+import dev.lifecycle.process.SpawnOptions;
+import dev.lifecycle.process.SupervisedProcess;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Starts children for a test and ends every one of them afterwards ({@link #close()} from an
+ * {@code @AfterEach}): SIGKILL to the group while the leader is still pinned (unreaped), SIGKILL to
+ * the leader, a bounded wait, then reap.
+ */
+final class Children implements AutoCloseable {
+  static final PosixPlatform PLATFORM = PosixPlatform.create();
+
+  private final List<SupervisedProcess> started = new ArrayList<>();
+
+  SupervisedProcess spawn(ProcessBuilder builder) throws IOException {
+    return spawn(builder, SpawnOptions.defaults());
+  }
+
+  synchronized SupervisedProcess spawn(ProcessBuilder builder, SpawnOptions options)
+      throws IOException {
+    SupervisedProcess child = PLATFORM.spawn(builder, options);
+    started.add(child);
+    return child;
+  }
+
+  SupervisedProcess sh(String script) throws IOException {
+    return spawn(new ProcessBuilder("/bin/sh", "-c", script));
+  }
+
+  @Override
+  public synchronized void close() throws InterruptedException {
+    for (SupervisedProcess child : started) {
+      if (child.isSessionLeader() && !((PosixProcess) child).isReaped()) { // pgid still pinned
+        PLATFORM.signalGroup(child.processGroupId(), Signal.KILL);
+      }
+      child.destroyForcibly();
+      assertThat(child.waitFor(10, TimeUnit.SECONDS)).as("%s ended", child).isTrue();
+      child.reap();
+      closeQuietly(child);
+    }
+    started.clear();
+  }
+
+  static void closeQuietly(Process child) {
+    try {
+      child.getOutputStream().close();
+    } catch (IOException ignored) {
+      // already closed
+    }
+    try {
+      child.getInputStream().close();
+      child.getErrorStream().close();
+    } catch (IOException ignored) {
+      // already closed
+    }
+  }
+
+  static String read(InputStream in) throws IOException {
+    return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+  }
+
+  /** Polls {@code condition} every 10 ms until it holds or {@code millis} have passed. */
+  static boolean eventually(long millis, BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.sleep(10);
+    }
+    return true;
+  }
+}

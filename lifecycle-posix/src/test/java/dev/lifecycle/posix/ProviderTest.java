@@ -1,0 +1,36 @@
+package dev.lifecycle.posix;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lifecycle.process.Capabilities;
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.ProcessPlatformProvider;
+import java.util.ServiceLoader;
+import org.junit.jupiter.api.Test;
+
+/** The ServiceLoader picks this platform, and its capabilities say what was detected. */
+class ProviderTest {
+
+  @Test
+  void registeredAndChosenByDefault() {
+    assertThat(ServiceLoader.load(ProcessPlatformProvider.class).stream())
+        .anySatisfy(p -> assertThat(p.type()).isEqualTo(PosixPlatformProvider.class));
+    PosixPlatformProvider provider = new PosixPlatformProvider();
+    assertThat(provider.priority()).isEqualTo(100);
+    assertThat(provider.isSupported()).isTrue();
+    assertThat(ProcessPlatform.get()).isSameAs(PosixPlatform.create());
+  }
+
+  @Test
+  void capabilitiesOfThisMachine() {
+    Capabilities capabilities = PosixPlatform.create().capabilities();
+    assertThat(capabilities.platform()).isEqualTo("posix-linux");
+    assertThat(capabilities.newSession()).isTrue();
+    assertThat(capabilities.groupSignals()).isTrue();
+    assertThat(capabilities.exactIdentity()).isTrue();
+    assertThat(capabilities.details())
+        .containsKeys("kernel", "libc", "pidfd", "spawn.closeFds", "spawn.chdir", "exitWatch");
+    assertThat(PosixPlatform.create().describe()).contains("kernel: ");
+    assertThat(PosixPlatform.create().toString()).contains("posix-linux");
+  }
+}

@@ -69,7 +69,19 @@ public interface ProcessPlatform {
    * Probes a recorded process: like {@link #probe(long)}, and {@link Liveness#ALIVE_NOT_OURS} when
    * the pid now belongs to a different process. An unknown identity part never reads as different.
    */
-  Liveness probe(ProcessIdentity identity);
+  default Liveness probe(ProcessIdentity identity) {
+    Liveness liveness = probe(identity.pid());
+    if (liveness == Liveness.GONE) {
+      return liveness;
+    }
+    Optional<ProcessIdentity> now = identify(identity.pid());
+    if (now.isEmpty()) {
+      return probe(identity.pid()); // exited meanwhile, or /proc hides it (hidepid): ask again
+    }
+    return identity.match(now.get()) == ProcessIdentity.Match.DIFFERENT
+        ? Liveness.ALIVE_NOT_OURS
+        : liveness;
+  }
 
   /** Signals one process after checking that it still is {@code identity}. */
   SignalResult signal(ProcessIdentity identity, Signal signal);

@@ -201,21 +201,6 @@ public final class PosixPlatform implements ProcessPlatform {
   }
 
   @Override
-  public Liveness probe(ProcessIdentity identity) {
-    Liveness liveness = probe(identity.pid());
-    if (liveness == Liveness.GONE) {
-      return liveness;
-    }
-    Optional<ProcessIdentity> now = identify(identity.pid());
-    if (now.isEmpty()) {
-      return probe(identity.pid()); // exited meanwhile, or /proc hides it (hidepid): ask again
-    }
-    return identity.match(now.get()) == ProcessIdentity.Match.DIFFERENT
-        ? Liveness.ALIVE_NOT_OURS
-        : liveness;
-  }
-
-  @Override
   public SignalResult signal(ProcessIdentity identity, Signal signal) {
     SignalSafety.checkPid(identity.pid());
     int pid = (int) identity.pid();

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** java.lang.Process behaviour: waitFor, exitValue, onExit, destroy, and holding a zombie. */
-@Timeout(30)
+@Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ExitTest {
   private final Children children = new Children();
 

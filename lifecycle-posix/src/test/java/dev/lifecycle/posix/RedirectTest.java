@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Every {@link ProcessBuilder} redirect mode, as the JDK would honour it. */
-@Timeout(30)
+@Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class RedirectTest {
   private final Children children = new Children();
   @TempDir Path dir;

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A child that cannot start is an exception with errno, never an exit code 127 to guess about. */
-@Timeout(30)
+@Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class SpawnFailureTest {
   @TempDir Path dir;
 

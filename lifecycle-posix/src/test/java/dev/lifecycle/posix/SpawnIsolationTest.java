@@ -23,7 +23,7 @@ import sun.misc.Signal;
 import sun.misc.SignalHandler;
 
 /** What the child starts with: its own session, only fds 0-2, clean signals, env and cwd. */
-@Timeout(30)
+@Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class SpawnIsolationTest {
   private final Children children = new Children();
 

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Churn: nothing accumulates (fds, threads), and concurrent spawns keep their stdio apart. */
-@Timeout(60)
+@Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class StressTest {
   private final Children children = new Children();
 

@@ -85,8 +85,14 @@ class FixtureChildTest {
     SupervisedProcess p = child.spawn(platform);
     try {
       FixtureChild.awaitReady(p, WAIT);
-      Set<Long> all =
-          new HashSet<>(platform.findByEnvironment(SpawnOptions.COOKIE_VARIABLE, child.cookie()));
+      // A just-forked child's environment is readable only once its execve has laid it out:
+      // poll (bounded) until all three carry the cookie.
+      Set<Long> all = new HashSet<>();
+      long deadline = System.nanoTime() + WAIT.toNanos();
+      while (all.size() < 3 && System.nanoTime() < deadline) {
+        all.clear();
+        all.addAll(platform.findByEnvironment(SpawnOptions.COOKIE_VARIABLE, child.cookie()));
+      }
       Assertions.assertThat(all).hasSize(3);
       for (long pid : all) {
         platform.signal(platform.identify(pid).orElseThrow(), Signal.TERM);
@@ -123,7 +129,15 @@ class FixtureChildTest {
     try {
       long a = pidOf(FixtureChild.awaitLine(p, "pid ", WAIT));
       long b = pidOf(FixtureChild.awaitLine(p, "pid ", WAIT));
+      // The daemon announces itself before its intermediate parent has exited: poll (bounded)
+      // until neither announced process is a descendant of the fixture any more.
       ProcessTable table = platform.snapshot();
+      long deadline = System.nanoTime() + WAIT.toNanos();
+      while (System.nanoTime() < deadline
+          && table.descendants(p.pid()).stream().anyMatch(d -> d.pid() == a || d.pid() == b)) {
+        Thread.sleep(5);
+        table = platform.snapshot();
+      }
       ProcessInfo escapee = table.get(a).orElseThrow();
       ProcessInfo other = table.get(b).orElseThrow();
       ProcessInfo setsidOne = escapee.sid() == escapee.pid() ? escapee : other;

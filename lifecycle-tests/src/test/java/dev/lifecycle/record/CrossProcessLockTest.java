@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.lifecycle.probe.Endpoint;
 import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.testkit.NoProcessLeaks;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * read and its delete holds the lock, a successor in a child JVM blocks in publish, and its record
  * survives the predecessor's compare-and-clear.
  */
+@NoProcessLeaks
 class CrossProcessLockTest {
   private static final Duration DEADLINE = Duration.ofSeconds(30);
 

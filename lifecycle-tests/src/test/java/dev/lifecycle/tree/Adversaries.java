@@ -59,6 +59,8 @@ final class Adversaries {
     return new ProcessBuilder("sh", "-c", script)
         .redirectInput(Redirect.from(new java.io.File("/dev/null")))
         .redirectOutput(Redirect.DISCARD)
-        .redirectError(Redirect.INHERIT);
+        // Not INHERIT: an escapee that leaked would hold the test JVM's stderr pipe open and hang
+        // the build until it exits (seen when the cookie sweep was broken on purpose).
+        .redirectError(Redirect.DISCARD);
   }
 }

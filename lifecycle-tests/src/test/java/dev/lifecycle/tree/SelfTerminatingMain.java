@@ -51,7 +51,7 @@ public final class SelfTerminatingMain {
   }
 
   private static void start(ProcessBuilder builder) throws Exception {
-    builder.redirectOutput(Redirect.DISCARD).redirectError(Redirect.INHERIT).start();
+    builder.redirectOutput(Redirect.DISCARD).redirectError(Redirect.DISCARD).start();
   }
 
   private static void hang() {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.testkit.NoProcessLeaks;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -25,6 +26,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * given code, whatever beforeKill and the shutdown hooks do. Needs the JNA platform (the child must
  * lead its own session, and signals its members by identity).
  */
+@NoProcessLeaks
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SelfTerminationTest {
   private final TreeReaper reaper = new TreeReaper();

@@ -8,6 +8,7 @@ import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.UnsafeSignalException;
+import dev.lifecycle.testkit.NoProcessLeaks;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -19,6 +20,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** The guards: identity before every signal, never a group that is not the tree's own. */
+@NoProcessLeaks
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TreeSafetyTest {
   private static final Duration GRACE = Duration.ofMillis(300);

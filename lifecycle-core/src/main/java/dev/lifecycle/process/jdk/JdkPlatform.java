@@ -174,21 +174,6 @@ public final class JdkPlatform implements ProcessPlatform {
   }
 
   @Override
-  public Liveness probe(ProcessIdentity identity) {
-    Liveness raw = probe(identity.pid());
-    if (raw == Liveness.GONE) {
-      return raw;
-    }
-    Optional<ProcessIdentity> now = identify(identity.pid());
-    if (now.isEmpty()) {
-      return Liveness.GONE;
-    }
-    return identity.match(now.get()) == ProcessIdentity.Match.DIFFERENT
-        ? Liveness.ALIVE_NOT_OURS
-        : raw;
-  }
-
-  @Override
   public SignalResult signal(ProcessIdentity identity, Signal signal) {
     SignalSafety.checkPid(identity.pid());
     if (signal != Signal.TERM && signal != Signal.KILL) {

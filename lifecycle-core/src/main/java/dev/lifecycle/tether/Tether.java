@@ -1,0 +1,373 @@
+package dev.lifecycle.tether;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.SpawnOptions;
+import dev.lifecycle.process.SupervisedProcess;
+import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.time.Limit;
+import dev.lifecycle.tree.ProcessTree;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.lang.ProcessBuilder.Redirect;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A parent-death tether: process trees bound to it are ended when this JVM dies, by any means,
+ * SIGKILL and OOM-kill included, within the grace plus a short scan.
+ *
+ * <p>A tether is a sidecar process: a POSIX {@code sh} script in a session of its own, blocked in
+ * {@code read} on a pipe whose only write end this JVM holds. Binding a tree writes one line to the
+ * pipe ({@code add <pgid> <leader pid> <leader start ticks> <cookie>}); unbinding writes {@code
+ * remove <cookie>}. When the pipe reaches end-of-file, which the kernel guarantees once every
+ * process holding the write end is gone, the sidecar ends every bound tree: SIGTERM and SIGCONT to
+ * its group and to every process carrying its cookie (escapees included), up to the grace, then
+ * SIGKILL; then it exits. It signals a group only when it proves the group is the tree's (the
+ * leader with the recorded start time, or a member carrying the cookie), re-checks a carrier's
+ * start time just before signalling it, and never signals pid or pgid {@code <= 1}, itself, this
+ * JVM or its own group. While this JVM lives the sidecar costs one blocked process (about 1 MB) and
+ * no wakeups.
+ *
+ * <p>{@link #close()} is orderly: the sidecar leaves without ending anything (bound trees stay the
+ * caller's business); {@link #closeAndKill()} ends them first. A normal JVM exit without {@code
+ * close()} counts as the supervisor dying: bound trees are ended. SIGTERM to the sidecar (e.g. when
+ * this JVM ends its own tree) ends the bound trees too.
+ *
+ * <p>Guarantees hold on Linux with {@code /proc} (tested). Without {@code /proc} (macOS) the
+ * sidecar falls back to {@code ps}: cookies are found with {@code ps -E}, and start times are not
+ * compared, so only cookie carriers prove a group (untested). The pipe closes only when every
+ * holder of its write end is gone: the JDK and this library close inherited descriptors in
+ * children, but native code that forks without closing descriptors would keep the sidecar waiting
+ * until that child exits too. See {@code docs/TETHER.md} for alternatives considered.
+ *
+ * <p>Configuration: the grace defaults to {@link #DEFAULT_GRACE}; the system property {@value
+ * #GRACE_PROPERTY} or the environment variable {@value #GRACE_ENV} override the builder's value
+ * ({@link Limit#parse} grammar; 0 = SIGKILL at once).
+ */
+public final class Tether implements AutoCloseable {
+  public static final String GRACE_PROPERTY = "lifecycle.tether.grace";
+  public static final String GRACE_ENV = "LIFECYCLE_TETHER_GRACE";
+
+  /** 5 seconds from SIGTERM to SIGKILL, as for any tree. */
+  public static final Duration DEFAULT_GRACE = Duration.ofSeconds(5);
+
+  private static final Logger LOG = LoggerFactory.getLogger(Tether.class);
+  private static final String SCRIPT = "tether.sh";
+  private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(10);
+  private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(5);
+  private static final Pattern COOKIE = Pattern.compile("[A-Za-z0-9._-]{8,64}");
+  private static final Object SHARED_LOCK = new Object();
+  private static Tether shared;
+
+  private final SupervisedProcess sidecar;
+  private final OutputStream pipe;
+  private final Duration grace;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private Tether(SupervisedProcess sidecar, Duration grace) {
+    this.sidecar = sidecar;
+    this.pipe = sidecar.getOutputStream();
+    this.grace = grace;
+  }
+
+  /**
+   * The JVM-wide tether, started on first use (and again if it was closed or its sidecar died). It
+   * is meant to live as long as the JVM: closing it is allowed but unbinds everything at once.
+   *
+   * @throws UncheckedIOException if the sidecar cannot be started
+   */
+  public static Tether shared() {
+    synchronized (SHARED_LOCK) {
+      if (shared == null || !shared.isActive()) {
+        try {
+          shared = builder().start();
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      }
+      return shared;
+    }
+  }
+
+  /** Starts a tether of its own with the default settings. */
+  public static Tether start() throws IOException {
+    return builder().start();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Binds {@code tree}: it is ended if this JVM dies before the binding is closed. The binding
+   * closes by itself once the whole tree is gone.
+   *
+   * @throws UncheckedIOException if the sidecar is gone (the tree is then not protected)
+   */
+  public Binding bind(ProcessTree tree) {
+    ProcessIdentity leader = tree.leaderIdentity();
+    Binding binding = bind(tree.processGroupId(), leader, tree.cookie());
+    tree.onExit().thenRun(binding::close);
+    return binding;
+  }
+
+  /**
+   * Binds a tree given by its parts: {@code pgid} ({@code <= 0} when it has no group of its own),
+   * its leader and its cookie (the {@link SpawnOptions#COOKIE_VARIABLE} its processes carry).
+   */
+  public Binding bind(long pgid, ProcessIdentity leader, String cookie) {
+    Objects.requireNonNull(leader, "leader");
+    if (!COOKIE.matcher(Objects.requireNonNull(cookie, "cookie")).matches()) {
+      throw new IllegalArgumentException("cookie must be 8-64 of [A-Za-z0-9._-]: " + cookie);
+    }
+    // The sidecar compares /proc start ticks. Sent only when the recorded identity is known and
+    // still matches: a reused pid must not lend its start time to a dead leader.
+    String start =
+        ProcFs.isAvailable() && leader.startTime() >= 0
+            ? ProcFs.identity(leader.pid())
+                .filter(now -> leader.match(now) != ProcessIdentity.Match.DIFFERENT)
+                .map(now -> Long.toString(now.startTime()))
+                .orElse("-")
+            : "-";
+    send(
+        "add "
+            + (pgid > 1 ? Long.toString(pgid) : "-")
+            + " "
+            + leader.pid()
+            + " "
+            + start
+            + " "
+            + cookie);
+    return new Binding(cookie);
+  }
+
+  /** The sidecar process. */
+  public ProcessIdentity sidecar() {
+    return sidecar.identity();
+  }
+
+  public Duration grace() {
+    return grace;
+  }
+
+  /** Whether the tether is open and its sidecar running. */
+  public boolean isActive() {
+    return !closed.get() && sidecar.isAlive();
+  }
+
+  /** Orderly close: the sidecar exits without ending any bound tree. Idempotent. */
+  @Override
+  public void close() {
+    shutdown("exit", EXIT_TIMEOUT);
+  }
+
+  /** Ends every bound tree now (TERM, grace, KILL) and closes; returns when the sidecar is done. */
+  public void closeAndKill() {
+    shutdown("kill", grace.plus(EXIT_TIMEOUT));
+  }
+
+  private void shutdown(String command, Duration wait) {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      write(command);
+      pipe.close();
+    } catch (IOException e) {
+      LOG.debug("tether sidecar {} already gone", sidecar.pid(), e);
+    }
+    try {
+      if (!sidecar.waitFor(wait.toMillis(), TimeUnit.MILLISECONDS)) {
+        LOG.warn("tether sidecar {} did not exit in {}; killing it", sidecar.pid(), wait);
+        sidecar.destroyForcibly(); // only the sidecar: never the trees on an orderly close
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void send(String line) {
+    if (closed.get()) {
+      throw new IllegalStateException("tether is closed");
+    }
+    try {
+      write(line);
+    } catch (IOException e) {
+      throw new UncheckedIOException("tether sidecar " + sidecar.pid() + " is gone", e);
+    }
+  }
+
+  private void write(String line) throws IOException {
+    synchronized (pipe) { // one write per line, each shorter than PIPE_BUF: never interleaved
+      pipe.write((line + "\n").getBytes(UTF_8));
+      pipe.flush();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "Tether[sidecar=" + sidecar.pid() + ", grace=" + grace + "]";
+  }
+
+  /** A bound tree; closing it unbinds the tree (it is then not ended when the JVM dies). */
+  public final class Binding implements AutoCloseable {
+    private final String cookie;
+    private final AtomicBoolean open = new AtomicBoolean(true);
+
+    private Binding(String cookie) {
+      this.cookie = cookie;
+    }
+
+    public boolean isBound() {
+      return open.get() && isActive();
+    }
+
+    /** Unbinds. Idempotent; a no-op once the tether is closed. */
+    @Override
+    public void close() {
+      if (open.compareAndSet(true, false) && !closed.get()) {
+        try {
+          write("remove " + cookie);
+        } catch (IOException e) {
+          LOG.debug("tether sidecar {} gone while unbinding", sidecar.pid(), e);
+        }
+      }
+    }
+  }
+
+  /** Builds and starts a {@link Tether}. */
+  public static final class Builder {
+    private Duration grace = DEFAULT_GRACE;
+    private ProcessPlatform platform;
+
+    private Builder() {}
+
+    /** SIGTERM-to-SIGKILL grace for bound trees unless configuration overrides it; default 5 s. */
+    public Builder grace(Duration value) {
+      if (value.isNegative()) {
+        throw new IllegalArgumentException("grace must not be negative: " + value);
+      }
+      grace = value;
+      return this;
+    }
+
+    /** Default {@link ProcessPlatform#get()}. */
+    public Builder platform(ProcessPlatform value) {
+      platform = Objects.requireNonNull(value, "platform");
+      return this;
+    }
+
+    /**
+     * Extracts the script to a private 0700 directory (the script deletes it once running), starts
+     * the sidecar in a session of its own and waits for it to report ready.
+     *
+     * @throws IOException if it cannot be started or does not report ready within 10 s
+     */
+    public Tether start() throws IOException {
+      ProcessPlatform p = platform != null ? platform : ProcessPlatform.get();
+      Duration effective =
+          Limit.fromConfig(GRACE_PROPERTY, GRACE_ENV, Limit.of(grace))
+              .asOptional()
+              .orElse(Duration.ZERO);
+      Path dir =
+          Files.createTempDirectory(
+              "lifecycle-tether-",
+              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+      Path script = dir.resolve(SCRIPT);
+      try (InputStream in = Tether.class.getResourceAsStream(SCRIPT)) {
+        if (in == null) {
+          throw new IOException("resource " + SCRIPT + " missing");
+        }
+        Files.copy(in, script);
+      }
+      ProcessBuilder builder =
+          new ProcessBuilder(
+                  "/bin/sh",
+                  script.toString(),
+                  Long.toString(effective.toMillis()),
+                  Long.toString(ProcessHandle.current().pid()))
+              .redirectInput(Redirect.PIPE)
+              .redirectOutput(Redirect.PIPE)
+              .redirectError(Redirect.DISCARD);
+      // The sidecar keeps this JVM's cookie (if any), so whoever supervises us finds it too.
+      String inherited = System.getenv(SpawnOptions.COOKIE_VARIABLE);
+      SpawnOptions options = SpawnOptions.defaults().withNewSession(true);
+      if (inherited != null && COOKIE.matcher(inherited).matches()) {
+        options = options.withTreeCookie(inherited);
+      }
+      SupervisedProcess sidecar;
+      try {
+        sidecar = p.spawn(builder, options);
+      } catch (IOException e) {
+        deleteQuietly(script, dir);
+        throw e;
+      }
+      try {
+        awaitReady(sidecar);
+      } catch (IOException e) {
+        sidecar.destroyForcibly();
+        deleteQuietly(script, dir);
+        throw e;
+      }
+      return new Tether(sidecar, effective);
+    }
+
+    private static void awaitReady(SupervisedProcess sidecar) throws IOException {
+      CompletableFuture<String> ready = new CompletableFuture<>();
+      Thread reader =
+          new Thread(
+              () -> {
+                try (BufferedReader out =
+                    new BufferedReader(new InputStreamReader(sidecar.getInputStream(), UTF_8))) {
+                  ready.complete(String.valueOf(out.readLine()));
+                } catch (IOException | RuntimeException e) {
+                  ready.completeExceptionally(e);
+                }
+              },
+              "lifecycle-tether-start");
+      reader.setDaemon(true);
+      reader.start();
+      String line;
+      try {
+        line = ready.get(STARTUP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        throw new IOException("tether sidecar did not report ready in " + STARTUP_TIMEOUT, e);
+      } catch (ExecutionException e) {
+        throw new IOException("tether sidecar failed to start", e.getCause());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while starting the tether sidecar", e);
+      }
+      if (!line.startsWith("ready ")) {
+        throw new IOException("tether sidecar did not start: " + line);
+      }
+    }
+
+    private static void deleteQuietly(Path script, Path dir) {
+      try {
+        Files.deleteIfExists(script);
+        Files.deleteIfExists(dir);
+      } catch (IOException e) {
+        LOG.debug("cannot delete {}", dir, e);
+      }
+    }
+  }
+}

@@ -1,0 +1,185 @@
+package dev.lifecycle.worker;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import dev.lifecycle.process.Liveness;
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.time.Limit;
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.DateTimeException;
+import java.time.Instant;
+import java.util.Properties;
+
+/**
+ * The job file of a {@link Worker}: a versioned {@link Properties} file, replaced atomically on
+ * every change (temp file in the same directory, fsync, rename, fsync of the directory), so a
+ * reader sees the old record or the new one, never a torn one, and a crash never loses a terminal
+ * status that was reported as written.
+ *
+ * <p>Format version {@value #VERSION}; keys: {@code format}, {@code version}, {@code job}, {@code
+ * status}, {@code owner.pid}, {@code owner.start}, {@code owner.boot}, {@code started}, {@code
+ * ended} (ISO-8601 instants, wall clock), {@code ceiling} (ISO-8601 duration, {@code 0} when
+ * disabled), {@code reason}. Readers reject newer versions rather than guess.
+ */
+public final class JobFile {
+  /** The format version this class writes and the newest it reads. */
+  public static final int VERSION = 1;
+
+  private static final String FORMAT = "lifecycle-job";
+
+  private JobFile() {}
+
+  /** The record and whether its owner still lives. */
+  public record JobState(JobRecord record, Liveness owner) {
+    /**
+     * Whether the file says RUNNING but its owner is proven gone: it died without recording an end
+     * (SIGKILL, OOM, power loss). Only proof counts: an owner that cannot be probed is not gone.
+     */
+    public boolean isAbandoned() {
+      return record.status() == WorkerStatus.RUNNING && owner == Liveness.GONE;
+    }
+  }
+
+  /**
+   * Reads the record at {@code file}.
+   *
+   * @throws IOException if it cannot be read, is corrupt, or has a newer format version
+   */
+  public static JobRecord read(Path file) throws IOException {
+    Properties p = new Properties();
+    p.load(new StringReader(Files.readString(file, UTF_8)));
+    if (!FORMAT.equals(p.getProperty("format"))) {
+      throw corrupt(file, "not a job file (format=" + p.getProperty("format") + ")");
+    }
+    try {
+      int version = Integer.parseInt(required(p, "version", file));
+      if (version > VERSION || version < 1) {
+        throw corrupt(file, "unsupported format version " + version + " (reader: " + VERSION + ")");
+      }
+      String ended = p.getProperty("ended", "");
+      return new JobRecord(
+          required(p, "job", file),
+          WorkerStatus.valueOf(required(p, "status", file)),
+          new ProcessIdentity(
+              Long.parseLong(required(p, "owner.pid", file)),
+              Long.parseLong(required(p, "owner.start", file)),
+              p.getProperty("owner.boot", "")),
+          Instant.parse(required(p, "started", file)),
+          ended.isEmpty() ? null : Instant.parse(ended),
+          Limit.parse(required(p, "ceiling", file)),
+          p.getProperty("reason", ""));
+    } catch (IllegalArgumentException | DateTimeException e) {
+      throw corrupt(file, e.getMessage());
+    }
+  }
+
+  /**
+   * Reads the record at {@code file} and probes its owner by identity: a pid that now belongs to a
+   * different process counts as the owner being gone.
+   */
+  public static JobState inspect(Path file, ProcessPlatform platform) throws IOException {
+    JobRecord record = read(file);
+    ProcessIdentity owner = record.owner();
+    Liveness liveness = platform.probe(owner);
+    if (liveness == Liveness.ALIVE_NOT_OURS
+        && platform
+            .identify(owner.pid())
+            .map(now -> owner.match(now) == ProcessIdentity.Match.DIFFERENT)
+            .orElse(true)) {
+      liveness = Liveness.GONE; // the pid was reused: the recorded owner is gone
+    }
+    return new JobState(record, liveness);
+  }
+
+  /** {@link #inspect(Path, ProcessPlatform)} on {@link ProcessPlatform#get()}. */
+  public static JobState inspect(Path file) throws IOException {
+    return inspect(file, ProcessPlatform.get());
+  }
+
+  /** Replaces {@code file} with {@code record} atomically and durably; creates a 0700 parent. */
+  static void write(Path file, JobRecord record) throws IOException {
+    Path dir = file.toAbsolutePath().getParent();
+    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      Files.createDirectories(
+          dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    }
+    byte[] bytes = format(record).getBytes(UTF_8);
+    Path temp =
+        Files.createTempFile(
+            dir,
+            "." + file.getFileName() + ".",
+            ".tmp",
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    try {
+      try (FileChannel out = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+        ByteBuffer buffer = ByteBuffer.wrap(bytes);
+        while (buffer.hasRemaining()) {
+          out.write(buffer);
+        }
+        out.force(true);
+      }
+      // rename(2) replaces a symlink at `file` itself; it never writes through one.
+      Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE);
+    } catch (AtomicMoveNotSupportedException e) {
+      throw new IOException("cannot replace " + file + " atomically", e);
+    } finally {
+      Files.deleteIfExists(temp);
+    }
+    syncDirectory(dir);
+  }
+
+  private static void syncDirectory(Path dir) {
+    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+      d.force(true); // makes the rename itself durable
+    } catch (IOException | UncheckedIOException e) {
+      // Some platforms cannot open or sync a directory; the rename is still atomic.
+    }
+  }
+
+  static String format(JobRecord r) {
+    Properties p = new Properties();
+    p.setProperty("format", FORMAT);
+    p.setProperty("version", Integer.toString(VERSION));
+    p.setProperty("job", r.jobId());
+    p.setProperty("status", r.status().name());
+    p.setProperty("owner.pid", Long.toString(r.owner().pid()));
+    p.setProperty("owner.start", Long.toString(r.owner().startTime()));
+    p.setProperty("owner.boot", r.owner().bootId());
+    p.setProperty("started", r.startedAt().toString());
+    p.setProperty("ended", r.endedAt() == null ? "" : r.endedAt().toString());
+    p.setProperty("ceiling", r.ceiling().isEnabled() ? r.ceiling().duration().toString() : "0");
+    p.setProperty("reason", r.reason());
+    StringWriter out = new StringWriter();
+    try {
+      p.store(out, "lifecycle worker job");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a StringWriter does not fail
+    }
+    return out.toString();
+  }
+
+  private static String required(Properties p, String key, Path file) throws IOException {
+    String value = p.getProperty(key);
+    if (value == null || value.isEmpty()) {
+      throw corrupt(file, "missing " + key);
+    }
+    return value;
+  }
+
+  private static IOException corrupt(Path file, String why) {
+    return new IOException("corrupt job file " + file + ": " + why);
+  }
+}

@@ -1,0 +1,336 @@
+package dev.lifecycle.worker;
+
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.time.Guards;
+import dev.lifecycle.time.Limit;
+import dev.lifecycle.time.TimerHandle;
+import dev.lifecycle.time.TimerScheduler;
+import dev.lifecycle.tree.SelfTermination;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A detached background job with a wall-clock ceiling: a runaway guard, not a task deadline. The
+ * job's status is latched exactly once (compare-and-set from {@link WorkerStatus#RUNNING}) and
+ * persisted to a {@link JobFile}.
+ *
+ * <p>Ordering on expiry: the timer latches {@link WorkerStatus#EXPIRED} in memory first, so a
+ * completion or failure that arrives later (typically during the grace, while the job still runs
+ * through the SIGTERM sent to its tree) loses the compare-and-set and writes nothing. A thread of
+ * its own (not the shared timer thread, and not a daemon, so the JVM cannot exit early) then
+ * persists EXPIRED and only then ends this JVM's own tree with {@link SelfTermination}: TERM to
+ * every other member, the grace, KILL, and exit with {@link #EXPIRED_EXIT_CODE}. If persisting
+ * fails it is retried just before the KILL; bookkeeping never stops the kill. A completion that
+ * arrives first latches {@link WorkerStatus#COMPLETED} and cancels the ceiling.
+ *
+ * <p>The ceiling runs on the monotonic clock of the {@link TimerScheduler} (System.nanoTime, i.e.
+ * CLOCK_MONOTONIC on Linux): time the machine spends suspended does not count. The job file records
+ * wall-clock timestamps. Self-termination needs this JVM to lead its own process group or session
+ * (start workers as a {@code ProcessTree}); otherwise only its descendants are ended.
+ *
+ * <p>Configuration: the builder's ceiling and grace are defaults that the system properties {@value
+ * #CEILING_PROPERTY} / {@value #GRACE_PROPERTY} and environment variables {@value #CEILING_ENV} /
+ * {@value #GRACE_ENV} override (property first; {@link Limit#parse} grammar, bare numbers are
+ * milliseconds, {@code 0} disables the ceiling; unusable values are logged and ignored).
+ */
+public final class Worker implements AutoCloseable {
+  public static final String CEILING_PROPERTY = "lifecycle.worker.ceiling";
+  public static final String CEILING_ENV = "LIFECYCLE_WORKER_CEILING";
+  public static final String GRACE_PROPERTY = "lifecycle.worker.grace";
+  public static final String GRACE_ENV = "LIFECYCLE_WORKER_GRACE";
+
+  /** 24 hours: far beyond any sane job, short of days-old orphans holding tens of gigabytes. */
+  public static final Limit DEFAULT_CEILING = Limit.ofHours(24);
+
+  /** 5 seconds from SIGTERM to SIGKILL, as for any tree. */
+  public static final Duration DEFAULT_GRACE = Duration.ofSeconds(5);
+
+  /** The exit status of a worker that outlived its ceiling: 124, as coreutils {@code timeout}. */
+  public static final int EXPIRED_EXIT_CODE = 124;
+
+  private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
+
+  private final Path file;
+  private final Limit ceiling;
+  private final Clock clock;
+  private final Terminator terminator;
+  private final AtomicReference<WorkerStatus> status = new AtomicReference<>(WorkerStatus.RUNNING);
+  private final CompletableFuture<Void> terminated = new CompletableFuture<>();
+  private final Object writeLock = new Object();
+  private volatile JobRecord record;
+  private volatile TimerHandle ceilingTimer = TimerHandle.NONE;
+
+  private Worker(Path file, JobRecord running, Clock clock, Terminator terminator) {
+    this.file = file;
+    this.record = running;
+    this.ceiling = running.ceiling();
+    this.clock = clock;
+    this.terminator = terminator;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The job as a body that may throw; see {@link #run(Job)}. */
+  @FunctionalInterface
+  public interface Job {
+    void run() throws Exception;
+  }
+
+  /**
+   * Runs {@code job} on the calling thread and latches its outcome: COMPLETED when it returns,
+   * FAILED when it throws (the failure is logged and recorded, not rethrown). If the ceiling
+   * expired first, this call does not return: it waits for the self-termination, which ends the
+   * JVM.
+   *
+   * @return the latched terminal status
+   */
+  public WorkerStatus run(Job job) {
+    Objects.requireNonNull(job, "job");
+    Throwable failure = null;
+    try {
+      job.run();
+    } catch (Throwable t) {
+      failure = t;
+    }
+    if (failure == null) {
+      complete();
+    } else {
+      fail(failure);
+    }
+    if (status.get() == WorkerStatus.EXPIRED) {
+      terminated.join(); // in production the JVM exits before this returns
+    }
+    return status.get();
+  }
+
+  /**
+   * Latches COMPLETED, cancels the ceiling and persists the record.
+   *
+   * @return whether this call latched it (false if the job had already ended, e.g. EXPIRED)
+   * @throws UncheckedIOException if the record could not be written (the latch holds regardless)
+   */
+  public boolean complete() {
+    return latch(WorkerStatus.COMPLETED, "");
+  }
+
+  /** Latches FAILED with {@code cause} as the reason; see {@link #complete()}. */
+  public boolean fail(Throwable cause) {
+    LOG.warn("job {} failed", record.jobId(), cause);
+    return latch(WorkerStatus.FAILED, String.valueOf(cause));
+  }
+
+  /** Latches FAILED with {@code reason}; see {@link #complete()}. */
+  public boolean fail(String reason) {
+    return latch(WorkerStatus.FAILED, Objects.requireNonNull(reason, "reason"));
+  }
+
+  /** The latched status. */
+  public WorkerStatus status() {
+    return status.get();
+  }
+
+  /** The record as last latched (it may still be on its way to the file). */
+  public JobRecord record() {
+    return record;
+  }
+
+  public Path jobFile() {
+    return file;
+  }
+
+  /** Fails a job that is still running ("closed before the job ended"); else does nothing. */
+  @Override
+  public void close() {
+    latch(WorkerStatus.FAILED, "worker closed before the job ended");
+  }
+
+  private boolean latch(WorkerStatus to, String reason) {
+    if (!status.compareAndSet(WorkerStatus.RUNNING, to)) {
+      return false;
+    }
+    ceilingTimer.cancel();
+    JobRecord ended = record.end(to, clock.instant(), reason);
+    record = ended;
+    try {
+      persist(ended);
+    } catch (IOException e) {
+      throw new UncheckedIOException("job " + ended.jobId() + " ended " + to + "; not recorded", e);
+    }
+    return true;
+  }
+
+  /** On the timer thread: latch, then hand the blocking work to a thread of its own. */
+  private void expire() {
+    if (!status.compareAndSet(WorkerStatus.RUNNING, WorkerStatus.EXPIRED)) {
+      return; // a completion or failure won
+    }
+    JobRecord expired =
+        record.end(WorkerStatus.EXPIRED, clock.instant(), "exceeded its ceiling of " + ceiling);
+    record = expired;
+    Thread thread = new Thread(() -> terminate(expired), "lifecycle-worker-expiry");
+    thread.setDaemon(false); // the JVM must not exit (status 0) before the tree is down
+    thread.start();
+  }
+
+  private void terminate(JobRecord expired) {
+    try {
+      LOG.warn("job {} {}: ending its process tree", expired.jobId(), expired.reason());
+      boolean recorded = persistQuietly(expired);
+      // Status goes first; a failed write gets a second chance just before the KILL.
+      terminator.terminate(recorded ? () -> {} : () -> persistQuietly(expired));
+    } finally {
+      terminated.complete(null);
+    }
+  }
+
+  private boolean persistQuietly(JobRecord r) {
+    try {
+      persist(r);
+      return true;
+    } catch (IOException | RuntimeException e) {
+      LOG.error("cannot record {} for job {} in {}", r.status(), r.jobId(), file, e);
+      return false;
+    }
+  }
+
+  private void persist(JobRecord r) throws IOException {
+    synchronized (writeLock) {
+      JobFile.write(file, r);
+    }
+  }
+
+  /** Ends this JVM's tree and the JVM; replaced in tests. */
+  @FunctionalInterface
+  interface Terminator {
+    void terminate(Runnable beforeKill);
+  }
+
+  /** Builds and starts a {@link Worker}. */
+  public static final class Builder {
+    private Path jobFile;
+    private String jobId;
+    private Limit ceiling = DEFAULT_CEILING;
+    private Duration grace = DEFAULT_GRACE;
+    private int exitCode = EXPIRED_EXIT_CODE;
+    private ProcessPlatform platform;
+    private TimerScheduler scheduler = TimerScheduler.system();
+    private Clock clock = Clock.systemUTC();
+    private Function<String, String> properties = System::getProperty;
+    private Function<String, String> environment = System::getenv;
+    private Terminator terminator;
+
+    private Builder() {}
+
+    /** Where the job record lives (required); its directory is created 0700 if absent. */
+    public Builder jobFile(Path value) {
+      jobFile = Objects.requireNonNull(value, "jobFile");
+      return this;
+    }
+
+    /** The job's name in the record; default the job file's name. */
+    public Builder jobId(String value) {
+      jobId = Objects.requireNonNull(value, "jobId");
+      return this;
+    }
+
+    /** The ceiling unless configuration overrides it; default {@link #DEFAULT_CEILING}. */
+    public Builder ceiling(Limit value) {
+      ceiling = Objects.requireNonNull(value, "ceiling");
+      return this;
+    }
+
+    /** SIGTERM-to-SIGKILL grace on expiry unless configuration overrides it; default 5 s. */
+    public Builder grace(Duration value) {
+      if (value.isNegative()) {
+        throw new IllegalArgumentException("grace must not be negative: " + value);
+      }
+      grace = value;
+      return this;
+    }
+
+    /** The JVM's exit status after expiry; default {@link #EXPIRED_EXIT_CODE}. */
+    public Builder exitCode(int value) {
+      exitCode = value;
+      return this;
+    }
+
+    /** Default {@link ProcessPlatform#get()}. */
+    public Builder platform(ProcessPlatform value) {
+      platform = Objects.requireNonNull(value, "platform");
+      return this;
+    }
+
+    /** The monotonic scheduler of the ceiling; default {@link TimerScheduler#system()}. */
+    public Builder scheduler(TimerScheduler value) {
+      scheduler = Objects.requireNonNull(value, "scheduler");
+      return this;
+    }
+
+    Builder clock(Clock value) {
+      clock = value;
+      return this;
+    }
+
+    Builder config(Function<String, String> systemProperties, Function<String, String> env) {
+      properties = systemProperties;
+      environment = env;
+      return this;
+    }
+
+    Builder terminator(Terminator value) {
+      terminator = value;
+      return this;
+    }
+
+    /**
+     * Records the job as RUNNING (owner = this JVM), then arms the ceiling.
+     *
+     * @throws IOException if the job file cannot be written: nothing is armed then
+     */
+    public Worker start() throws IOException {
+      Objects.requireNonNull(jobFile, "jobFile");
+      ProcessPlatform p = platform != null ? platform : ProcessPlatform.get();
+      Limit effective =
+          Limit.fromConfig(CEILING_PROPERTY, CEILING_ENV, ceiling, properties, environment);
+      Limit graceLimit =
+          Limit.fromConfig(GRACE_PROPERTY, GRACE_ENV, Limit.of(grace), properties, environment);
+      Duration effectiveGrace = graceLimit.asOptional().orElse(Duration.ZERO);
+      Terminator t = terminator != null ? terminator : selfTermination(p, effectiveGrace, exitCode);
+      JobRecord running =
+          new JobRecord(
+              jobId != null ? jobId : jobFile.getFileName().toString(),
+              WorkerStatus.RUNNING,
+              p.self(),
+              clock.instant(),
+              null,
+              effective,
+              "");
+      Worker worker = new Worker(jobFile, running, clock, t);
+      worker.persist(running);
+      worker.ceilingTimer = Guards.arm(effective, worker::expire, scheduler);
+      return worker;
+    }
+
+    private static Terminator selfTermination(ProcessPlatform p, Duration grace, int code) {
+      return beforeKill ->
+          SelfTermination.builder()
+              .platform(p)
+              .grace(grace)
+              .exitCode(code)
+              .beforeKill(beforeKill, Duration.ofSeconds(2))
+              .build()
+              .terminateAndExit();
+    }
+  }
+}

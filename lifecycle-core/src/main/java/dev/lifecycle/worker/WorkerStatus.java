@@ -1,0 +1,20 @@
+package dev.lifecycle.worker;
+
+/**
+ * The status of a background job. A job starts {@link #RUNNING} and leaves it exactly once, for one
+ * of the three terminal states; nothing moves a terminal status.
+ */
+public enum WorkerStatus {
+  /** The job is running (or its owner died without recording an end: see {@link JobState}). */
+  RUNNING,
+  /** The job returned normally before its ceiling. */
+  COMPLETED,
+  /** The job threw, or its worker was closed before the job ended. */
+  FAILED,
+  /** The ceiling elapsed first; the worker then ended its own process tree. */
+  EXPIRED;
+
+  public boolean isTerminal() {
+    return this != RUNNING;
+  }
+}

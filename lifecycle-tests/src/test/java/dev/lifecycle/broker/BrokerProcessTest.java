@@ -13,6 +13,7 @@ import dev.lifecycle.record.ArtifactKind;
 import dev.lifecycle.record.ReadResult;
 import dev.lifecycle.record.RecordStore;
 import dev.lifecycle.record.SessionRecord;
+import dev.lifecycle.testkit.NoProcessLeaks;
 import dev.lifecycle.time.Limit;
 import dev.lifecycle.tree.ProcessTree;
 import java.io.IOException;
@@ -43,6 +44,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * that ignores SIGTERM. Every process a test starts carries its store directory in its environment
  * and is killed by identity afterwards.
  */
+@NoProcessLeaks
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class BrokerProcessTest {
   private static final String NAME = "broker";

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.testkit.NoProcessLeaks;
 import dev.lifecycle.time.Limit;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.TreeMember;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@link Connect#withBackend}: a failed connect reclaims the backend tree, bounded. */
+@NoProcessLeaks
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class ConnectTest {
   @TempDir Path temp;

@@ -9,6 +9,7 @@ import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
 import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.testkit.NoProcessLeaks;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.TreeOptions;
 import java.io.BufferedReader;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** The tether with real processes: a supervisor JVM killed by SIGKILL takes its trees along. */
+@NoProcessLeaks
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TetherTest {
   private static final Duration GRACE = Duration.ofMillis(1000);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.testkit.NoProcessLeaks;
 import dev.lifecycle.tether.Procs;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.TreeOptions;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Workers in child JVMs spawned as trees (so each leads its own session, as a detached worker
  * does): the latch, the job file, the self-termination and the exit code, for real.
  */
+@NoProcessLeaks
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class WorkerProcessTest {
   @TempDir Path dir;

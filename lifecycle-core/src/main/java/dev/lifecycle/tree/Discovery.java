@@ -1,0 +1,15 @@
+package dev.lifecycle.tree;
+
+/** How a process was found to belong to a tree. */
+public enum Discovery {
+  /** The tree's leader itself. */
+  LEADER,
+  /** A member of the tree's process group. */
+  GROUP,
+  /** A member of the tree's session (it may have moved to another group). */
+  SESSION,
+  /** A descendant by parent pid of the leader or of a process seen in the tree before. */
+  PARENTAGE,
+  /** It carries the tree's cookie in its environment (survives setsid and double fork). */
+  COOKIE
+}

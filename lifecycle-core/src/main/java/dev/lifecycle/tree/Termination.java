@@ -1,0 +1,405 @@
+package dev.lifecycle.tree;
+
+import dev.lifecycle.process.Liveness;
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.Signal;
+import dev.lifecycle.process.SignalResult;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One staged termination of a tree, as an explicit state machine. Every path, including a failure
+ * in any state, leads through {@link State#KILL}, {@link State#VERIFY}, {@link State#SWEEP} and
+ * {@link State#REAP}: nothing that starts a termination can end it before SIGKILL and verification.
+ * Single use, run on one thread.
+ *
+ * <pre>
+ * SCAN --nothing alive--------------------------------------------------> REAP -> DONE
+ *   \-> TERM (+CONT) -> GRACE -> BEFORE_KILL -> KILL -> VERIFY -> SWEEP -> REAP -> DONE
+ *                                                                 ^  |
+ *                                                                 \--/ escapees: TERM, grace, KILL
+ * </pre>
+ *
+ * <p>The group is signalled only while its leader's pid still names the leader (running or an
+ * unreaped zombie): then no other group can have its id. The leader is reaped in {@link
+ * State#REAP}, after the last group signal. Without group signals, or once the group id is not
+ * pinned, every process is signalled on its own, by identity.
+ */
+final class Termination {
+  private static final Logger LOG = LoggerFactory.getLogger(Termination.class);
+
+  /** The states, in the order a run visits them. */
+  enum State {
+    SCAN,
+    TERM,
+    GRACE,
+    BEFORE_KILL,
+    KILL,
+    VERIFY,
+    SWEEP,
+    REAP,
+    DONE;
+
+    /** Where a run goes when this state fails: always onwards, towards SIGKILL and verification. */
+    State onFailure() {
+      return switch (this) {
+        case SCAN, TERM, GRACE, BEFORE_KILL -> KILL;
+        case KILL -> VERIFY;
+        case VERIFY -> SWEEP;
+        case SWEEP -> REAP;
+        case REAP, DONE -> DONE;
+      };
+    }
+  }
+
+  // First poll soon after a signal (short-lived trees are seen gone at once), then back off.
+  private static final Duration FIRST_POLL = Duration.ofMillis(5);
+  private static final Duration MAX_POLL = Duration.ofMillis(100);
+  private static final int MAX_SWEEP_ROUNDS = 4;
+
+  private final ProcessPlatform platform;
+  private final TreeScanner scanner;
+  private final Scope scope;
+  private final boolean groupSignals;
+  private final Duration grace;
+  private final TreeOptions options;
+  private final Runnable beforeKill;
+  private final Duration beforeKillTimeout;
+  private final BooleanSupplier reapLeader;
+
+  private final Set<ProcessIdentity> termed = new HashSet<>();
+  private final Set<ProcessIdentity> killed = new HashSet<>();
+  private final Set<Long> termedPids = new LinkedHashSet<>();
+  private final Set<Long> killedPids = new LinkedHashSet<>();
+  private final Map<ProcessIdentity, TreeMember> escapees = new LinkedHashMap<>();
+  private final Set<ProcessIdentity> skipped = new LinkedHashSet<>();
+  private final Set<String> problems = new LinkedHashSet<>();
+  private List<TreeMember> survivors = List.of();
+  private TreeView last = new TreeView(List.of(), List.of());
+  private boolean alreadyGone;
+  private boolean groupSignalled;
+  private boolean reaped;
+  private boolean interrupted;
+  private boolean contUnsupported;
+  private long graceDeadline;
+  private int sweepRounds;
+
+  /**
+   * @param groupSignals whether the platform can signal groups and the scope's group is the tree's
+   * @param beforeKill run (bounded by {@code beforeKillTimeout}) after the grace, before SIGKILL;
+   *     {@code null} for none
+   * @param reapLeader reaps the leader once it is gone; {@code null} when there is none to reap
+   */
+  Termination(
+      ProcessPlatform platform,
+      TreeScanner scanner,
+      boolean groupSignals,
+      Duration grace,
+      TreeOptions options,
+      Runnable beforeKill,
+      Duration beforeKillTimeout,
+      BooleanSupplier reapLeader) {
+    this.platform = platform;
+    this.scanner = scanner;
+    this.scope = scanner.scope();
+    this.groupSignals = groupSignals && scope.ownsGroup();
+    this.grace = TreeOptions.check(grace, "grace");
+    this.options = options;
+    this.beforeKill = beforeKill;
+    this.beforeKillTimeout = beforeKillTimeout;
+    this.reapLeader = reapLeader;
+  }
+
+  TerminationReport run() {
+    long started = System.nanoTime();
+    Map<State, Long> millis = new EnumMap<>(State.class);
+    State state = State.SCAN;
+    while (state != State.DONE) {
+      long entered = System.nanoTime();
+      State current = state;
+      try {
+        state = step(current);
+      } catch (RuntimeException e) {
+        problems.add(current + ": " + e);
+        state = current.onFailure();
+      }
+      millis.merge(current, (System.nanoTime() - entered) / 1_000_000, Long::sum);
+    }
+    LOG.debug("termination of {}: ms per state {}", scope.anchor().pid(), millis);
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+    TerminationReport.Stage endedBy =
+        alreadyGone
+            ? TerminationReport.Stage.ALREADY_GONE
+            : killedPids.isEmpty() && survivors.isEmpty()
+                ? TerminationReport.Stage.TERM
+                : TerminationReport.Stage.KILL;
+    return new TerminationReport(
+        endedBy,
+        groupSignalled ? scope.groupId() : -1,
+        termedPids,
+        killedPids,
+        new ArrayList<>(escapees.values()),
+        new ArrayList<>(skipped),
+        survivors,
+        new ArrayList<>(problems),
+        Duration.ofNanos(System.nanoTime() - started));
+  }
+
+  private State step(State state) {
+    return switch (state) {
+      case SCAN -> {
+        // The cookie search reads every environment: skip it when the table alone shows a live
+        // tree (the grace's first poll runs it), do it before declaring the tree gone.
+        if (observe(false).isEmpty() && observe(true).isEmpty()) {
+          alreadyGone = true;
+          yield State.REAP;
+        }
+        yield State.TERM;
+      }
+      case TERM -> {
+        List<TreeMember> targets = last.all();
+        signal(targets, Signal.TERM, true);
+        signal(targets, Signal.CONT, true); // a stopped process sees TERM only once continued
+        graceDeadline = System.nanoTime() + grace.toNanos();
+        yield State.GRACE;
+      }
+      case GRACE -> {
+        // Processes forked or found during the grace get TERM at once and share its deadline.
+        awaitGone(graceDeadline, Signal.TERM, m -> !termed.contains(m.identity()), true);
+        yield State.BEFORE_KILL;
+      }
+      case BEFORE_KILL -> {
+        runBeforeKill();
+        yield State.KILL;
+      }
+      case KILL -> {
+        // No new scan before the signal: the grace's last poll is at most one poll interval old,
+        // the group signal reaches members forked since, and VERIFY kills any other newcomer.
+        signal(last.all(), Signal.KILL, true);
+        yield State.VERIFY;
+      }
+      case VERIFY -> {
+        long deadline = System.nanoTime() + options.verifyTimeout().toNanos();
+        awaitGone(deadline, Signal.KILL, m -> !killed.contains(m.identity()), false);
+        yield State.SWEEP;
+      }
+      case SWEEP -> sweep();
+      case REAP -> {
+        if (reapLeader != null && platform.probe(scope.anchor()) == Liveness.GONE) {
+          reaped = reapLeader.getAsBoolean(); // last: the group id is free from here on
+        }
+        yield State.DONE;
+      }
+      case DONE -> State.DONE;
+    };
+  }
+
+  /**
+   * Escaped descendants (setsid, double fork, another group) found by session, parentage or cookie
+   * once the tree's own group is gone: each gets TERM, the escapee grace, KILL and a bounded
+   * verification, by identity. Repeats while new ones turn up (an escapee's own escapees), a
+   * bounded number of times.
+   */
+  private State sweep() {
+    List<TreeMember> alive = observe(true).all();
+    if (alive.isEmpty()) {
+      return State.REAP;
+    }
+    List<TreeMember> fresh = alive.stream().filter(m -> !killed.contains(m.identity())).toList();
+    if (fresh.isEmpty() || ++sweepRounds > MAX_SWEEP_ROUNDS) {
+      survivors = alive; // already sent SIGKILL and outlived the verification
+      return State.REAP;
+    }
+    List<TreeMember> unwarned = fresh.stream().filter(m -> !termed.contains(m.identity())).toList();
+    if (!unwarned.isEmpty()) {
+      signal(unwarned, Signal.TERM, true);
+      signal(unwarned, Signal.CONT, true);
+      Duration escapeeGrace = min(grace, options.escapeeGrace());
+      awaitGone(System.nanoTime() + escapeeGrace.toNanos(), Signal.TERM, m -> false, true);
+    }
+    signal(observe(false).all(), Signal.KILL, true);
+    long deadline = System.nanoTime() + options.verifyTimeout().toNanos();
+    awaitGone(deadline, Signal.KILL, m -> !killed.contains(m.identity()), false);
+    return State.SWEEP;
+  }
+
+  /** Scans, leaving out processes found not to be ours, and remembering every escapee seen. */
+  private TreeView observe(boolean withCookie) {
+    TreeView scanned = scanner.scan(withCookie);
+    Predicate<TreeMember> ours = m -> !skipped.contains(m.identity());
+    TreeView view =
+        new TreeView(
+            scanned.members().stream().filter(ours).toList(),
+            scanned.escapees().stream().filter(ours).toList());
+    for (TreeMember escapee : view.escapees()) {
+      escapees.merge(escapee.identity(), escapee, TreeMember::foundAlsoBy);
+    }
+    last = view;
+    return view;
+  }
+
+  /**
+   * Polls with backoff until nothing of the tree is alive or the deadline passes, sending {@code
+   * signal} to every live process {@code needsSignal} selects (newcomers) on the way.
+   *
+   * @param stopOnInterrupt whether an interrupt ends the wait early (the grace: an interrupted
+   *     caller wants the tree gone sooner, so it goes straight to SIGKILL)
+   */
+  private boolean awaitGone(
+      long deadline, Signal signal, Predicate<TreeMember> needsSignal, boolean stopOnInterrupt) {
+    Backoff backoff = new Backoff(FIRST_POLL, MAX_POLL);
+    boolean withCookie = signal == Signal.TERM; // once: escapees found by cookie get TERM early
+    while (true) {
+      TreeView view = observe(withCookie);
+      withCookie = false;
+      if (view.isEmpty()) {
+        return true;
+      }
+      List<TreeMember> newcomers = view.all().stream().filter(needsSignal).toList();
+      if (!newcomers.isEmpty()) {
+        signal(newcomers, signal, signal == Signal.KILL);
+        if (signal == Signal.TERM) {
+          signal(newcomers, Signal.CONT, false);
+        }
+      }
+      long delay = backoff.nextNanos(deadline);
+      if (delay <= 0 || (interrupted && stopOnInterrupt)) {
+        return false;
+      }
+      sleep(delay);
+    }
+  }
+
+  /**
+   * Sends {@code signal} to {@code targets}: once to the group for those in it (when allowed and
+   * pinned), by identity to every other one.
+   *
+   * @return whether the group was signalled
+   */
+  private boolean signal(List<TreeMember> targets, Signal signal, boolean allowGroup) {
+    Predicate<TreeMember> inGroup = m -> m.processGroupId() == scope.groupId();
+    boolean grouped = allowGroup && targets.stream().anyMatch(inGroup) && signalGroup(signal);
+    for (TreeMember target : targets) {
+      if (grouped && inGroup.test(target)) {
+        record(target, signal);
+      } else {
+        signalOne(target, signal);
+      }
+    }
+    return grouped;
+  }
+
+  /**
+   * Signals the tree's group, only while the leader's pid still names the leader (alive or held
+   * unreaped): then the group id cannot belong to anyone else.
+   *
+   * @return whether the group was signalled
+   */
+  private boolean signalGroup(Signal signal) {
+    if (!groupSignals || reaped) {
+      return false;
+    }
+    Optional<ProcessIdentity> now = platform.identify(scope.anchor().pid());
+    if (now.isEmpty() || scope.anchor().match(now.get()) == ProcessIdentity.Match.DIFFERENT) {
+      return false; // not pinned any more: members are signalled one by one
+    }
+    boolean delivered = platform.signalGroup(scope.groupId(), signal) == SignalResult.DELIVERED;
+    groupSignalled |= delivered;
+    return delivered;
+  }
+
+  private void signalOne(TreeMember target, Signal signal) {
+    if (signal == Signal.CONT && contUnsupported) {
+      return;
+    }
+    SignalResult result;
+    try {
+      result = platform.signal(target.identity(), signal);
+    } catch (UnsupportedOperationException e) {
+      if (signal != Signal.CONT) {
+        throw e;
+      }
+      contUnsupported = true; // the pure-JDK platform: a stopped process still dies by SIGKILL
+      return;
+    }
+    switch (result) {
+      case DELIVERED -> record(target, signal);
+      case IDENTITY_MISMATCH -> skipped.add(target.identity());
+      case NOT_PERMITTED -> problems.add("not permitted to signal " + target);
+      case GONE -> {}
+    }
+  }
+
+  private void record(TreeMember target, Signal signal) {
+    if (signal == Signal.TERM) {
+      termed.add(target.identity());
+      termedPids.add(target.pid());
+    } else if (signal == Signal.KILL) {
+      termed.add(target.identity());
+      killed.add(target.identity());
+      killedPids.add(target.pid());
+    }
+  }
+
+  /** Runs the hook on its own thread: neither its exception nor its hang may stop the kill. */
+  private void runBeforeKill() {
+    if (beforeKill == null) {
+      return;
+    }
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                beforeKill.run();
+                done.complete(null);
+              } catch (Throwable t) {
+                done.completeExceptionally(t);
+              }
+            },
+            "lifecycle-before-kill");
+    thread.setDaemon(true);
+    thread.start();
+    try {
+      done.get(beforeKillTimeout.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      problems.add("beforeKill failed: " + e.getCause());
+    } catch (TimeoutException e) {
+      problems.add("beforeKill did not return within " + beforeKillTimeout + "; killing anyway");
+    } catch (InterruptedException e) {
+      interrupted = true;
+      problems.add("interrupted while beforeKill ran; killing anyway");
+    }
+  }
+
+  private void sleep(long nanos) {
+    try {
+      TimeUnit.NANOSECONDS.sleep(nanos);
+    } catch (InterruptedException e) {
+      interrupted = true; // finish the escalation regardless; the flag is restored at the end
+    }
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+}

@@ -1,0 +1,58 @@
+package dev.lifecycle.tree;
+
+import dev.lifecycle.process.ProcessIdentity;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * A live process that belongs to a tree.
+ *
+ * @param identity who it is; every signal to it is checked against this
+ * @param processGroupId its process group when last seen
+ * @param sessionId its session when last seen
+ * @param command its short command name
+ * @param foundBy every way it was found, first seen included
+ */
+public record TreeMember(
+    ProcessIdentity identity,
+    long processGroupId,
+    long sessionId,
+    String command,
+    Set<Discovery> foundBy) {
+
+  public TreeMember {
+    Objects.requireNonNull(identity, "identity");
+    Objects.requireNonNull(command, "command");
+    foundBy = Set.copyOf(foundBy);
+  }
+
+  /** This member, also found the ways {@code other} was (the same process seen again). */
+  TreeMember foundAlsoBy(TreeMember other) {
+    if (foundBy.containsAll(other.foundBy)) {
+      return this;
+    }
+    Set<Discovery> union = EnumSet.noneOf(Discovery.class);
+    union.addAll(foundBy);
+    union.addAll(other.foundBy);
+    return new TreeMember(identity, processGroupId, sessionId, command, union);
+  }
+
+  public long pid() {
+    return identity.pid();
+  }
+
+  @Override
+  public String toString() {
+    return pid()
+        + "("
+        + command
+        + ", pgid "
+        + processGroupId
+        + ", sid "
+        + sessionId
+        + ", "
+        + foundBy
+        + ")";
+  }
+}

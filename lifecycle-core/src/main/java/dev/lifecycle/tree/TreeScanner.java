@@ -1,0 +1,139 @@
+package dev.lifecycle.tree;
+
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessInfo;
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.ProcessTable;
+import dev.lifecycle.process.SpawnOptions;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Finds a tree's live processes in one snapshot. Remembers every process it has ever attributed to
+ * the tree (by identity), so descendants stay found after the leader was reaped or an intermediate
+ * parent died and they were re-parented to init.
+ */
+final class TreeScanner {
+  private final ProcessPlatform platform;
+  private final Scope scope;
+  private final long selfPid;
+  private final Set<ProcessIdentity> known = ConcurrentHashMap.newKeySet();
+
+  TreeScanner(ProcessPlatform platform, Scope scope) {
+    this.platform = platform;
+    this.scope = scope;
+    this.selfPid = platform.self().pid();
+  }
+
+  Scope scope() {
+    return scope;
+  }
+
+  /**
+   * Scans the process table. The cookie search reads every process's environment, so it is left out
+   * of frequent polls ({@code withCookie = false}); processes it found before stay known.
+   */
+  TreeView scan(boolean withCookie) {
+    ProcessTable table = platform.snapshot();
+    Set<Long> cookieCarriers =
+        withCookie && !scope.cookie().isEmpty()
+            ? platform.findByEnvironment(SpawnOptions.COOKIE_VARIABLE, scope.cookie())
+            : Set.of();
+    String boot = table.bootId();
+    ProcessInfo anchorRow =
+        table
+            .get(scope.anchor().pid())
+            .filter(
+                row -> scope.anchor().match(row.identity(boot)) != ProcessIdentity.Match.DIFFERENT)
+            .orElse(null);
+    boolean pinned = anchorRow != null;
+
+    Map<Long, Set<Discovery>> found = new LinkedHashMap<>();
+    if (pinned && scope.anchorIsMember()) {
+      add(found, anchorRow.pid(), Discovery.LEADER);
+    }
+    Set<Long> remembered = new HashSet<>();
+    for (ProcessInfo row : table.all()) {
+      if (known.contains(row.identity(boot))) {
+        remembered.add(row.pid());
+      }
+      // Ids are only trusted while the anchor pins them: afterwards they may name a stranger.
+      if (pinned && scope.ownsGroup() && row.pgid() == scope.groupId()) {
+        add(found, row.pid(), Discovery.GROUP);
+      }
+      if (pinned && scope.sessionId() > 0 && row.sid() == scope.sessionId()) {
+        add(found, row.pid(), Discovery.SESSION);
+      }
+      if (cookieCarriers.contains(row.pid())) {
+        add(found, row.pid(), Discovery.COOKIE);
+      }
+    }
+    // Parentage: descendants of the anchor and of everything found (zombies keep their children's
+    // ppid until reaped, so they count as roots too).
+    Deque<Long> roots = new ArrayDeque<>(found.keySet());
+    roots.addAll(remembered);
+    if (pinned) {
+      roots.add(anchorRow.pid());
+    }
+    Set<Long> visited = new HashSet<>();
+    while (!roots.isEmpty()) {
+      long root = roots.poll();
+      if (visited.add(root)) {
+        for (ProcessInfo child : table.children(root)) {
+          add(found, child.pid(), Discovery.PARENTAGE);
+          roots.add(child.pid());
+        }
+      }
+    }
+
+    // Seen in the tree before, and no other reason now (re-parented to init after its parent
+    // died, or its group/session id is no longer pinned): a descendant by remembered parentage.
+    for (long pid : remembered) {
+      found.putIfAbsent(pid, EnumSet.of(Discovery.PARENTAGE));
+    }
+
+    Set<Long> excluded = ancestorsOfSelf(table);
+    if (!scope.anchorIsMember()) {
+      excluded.add(scope.anchor().pid());
+    }
+    List<TreeMember> members = new ArrayList<>();
+    List<TreeMember> escapees = new ArrayList<>();
+    for (Map.Entry<Long, Set<Discovery>> entry : found.entrySet()) {
+      ProcessInfo row = table.get(entry.getKey()).orElse(null);
+      if (row == null || row.pid() <= 1 || excluded.contains(row.pid())) {
+        continue;
+      }
+      ProcessIdentity identity = row.identity(boot);
+      known.add(identity);
+      if (row.hasExited()) {
+        continue; // zombies are gone for every decision
+      }
+      TreeMember member =
+          new TreeMember(identity, row.pgid(), row.sid(), row.command(), entry.getValue());
+      (row.pgid() == scope.groupId() ? members : escapees).add(member);
+    }
+    return new TreeView(members, escapees);
+  }
+
+  /** This JVM and its ancestors: never part of any tree, whatever they carry. */
+  private Set<Long> ancestorsOfSelf(ProcessTable table) {
+    Set<Long> out = new HashSet<>();
+    long pid = selfPid;
+    while (pid > 1 && out.add(pid)) {
+      pid = table.get(pid).map(ProcessInfo::ppid).orElse(0L);
+    }
+    return out;
+  }
+
+  private static void add(Map<Long, Set<Discovery>> found, long pid, Discovery how) {
+    found.computeIfAbsent(pid, k -> EnumSet.noneOf(Discovery.class)).add(how);
+  }
+}

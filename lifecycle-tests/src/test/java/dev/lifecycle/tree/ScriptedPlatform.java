@@ -1,0 +1,118 @@
+package dev.lifecycle.tree;
+
+import dev.lifecycle.process.Capabilities;
+import dev.lifecycle.process.Liveness;
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessInfo;
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.ProcessTable;
+import dev.lifecycle.process.Signal;
+import dev.lifecycle.process.SignalResult;
+import dev.lifecycle.process.SpawnOptions;
+import dev.lifecycle.process.SupervisedProcess;
+import java.io.IOException;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A real platform with two test levers: it can misreport a pid's start time in snapshots (so the
+ * tree holds an identity that no longer matches the process: as after pid reuse), and it can spawn
+ * without a new session (so the child shares the JVM's group). It records every group signal.
+ */
+final class ScriptedPlatform implements ProcessPlatform {
+  private final ProcessPlatform real;
+  private final boolean sharedGroup;
+  private final Set<Long> lies = ConcurrentHashMap.newKeySet();
+  final List<String> groupSignals = new CopyOnWriteArrayList<>();
+
+  ScriptedPlatform(ProcessPlatform real, boolean sharedGroup) {
+    this.real = real;
+    this.sharedGroup = sharedGroup;
+  }
+
+  /** From now on, snapshots report {@code pid} with a different start time. */
+  void misidentify(long pid) {
+    lies.add(pid);
+  }
+
+  @Override
+  public ProcessTable snapshot() {
+    ProcessTable table = real.snapshot();
+    List<ProcessInfo> rows =
+        table.all().stream()
+            .map(
+                r ->
+                    lies.contains(r.pid())
+                        ? new ProcessInfo(
+                            r.pid(),
+                            r.ppid(),
+                            r.pgid(),
+                            r.sid(),
+                            r.startTime() + 1,
+                            r.state(),
+                            r.cpuTime(),
+                            r.command())
+                        : r)
+            .toList();
+    return ProcessTable.of(rows, table.bootId(), table.takenAtNanos());
+  }
+
+  @Override
+  public SupervisedProcess spawn(ProcessBuilder builder, SpawnOptions options) throws IOException {
+    return real.spawn(builder, sharedGroup ? options.withNewSession(false) : options);
+  }
+
+  @Override
+  public SignalResult signalGroup(long pgid, Signal signal) {
+    groupSignals.add(signal + " " + pgid);
+    return real.signalGroup(pgid, signal);
+  }
+
+  @Override
+  public Capabilities capabilities() {
+    return real.capabilities();
+  }
+
+  @Override
+  public ProcessIdentity self() {
+    return real.self();
+  }
+
+  @Override
+  public long selfProcessGroup() {
+    return real.selfProcessGroup();
+  }
+
+  @Override
+  public Optional<ProcessIdentity> identify(long pid) {
+    return real.identify(pid);
+  }
+
+  @Override
+  public Liveness probe(long pid) {
+    return real.probe(pid);
+  }
+
+  @Override
+  public Liveness probe(ProcessIdentity identity) {
+    return real.probe(identity);
+  }
+
+  @Override
+  public SignalResult signal(ProcessIdentity identity, Signal signal) {
+    return real.signal(identity, signal);
+  }
+
+  @Override
+  public Set<Long> findByEnvironment(String name, String value) {
+    return real.findByEnvironment(name, value);
+  }
+
+  @Override
+  public Optional<List<String>> commandLine(long pid) {
+    return real.commandLine(pid);
+  }
+}

@@ -1,0 +1,106 @@
+package dev.lifecycle.tree;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lifecycle.process.Liveness;
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.Signal;
+import dev.lifecycle.process.UnsafeSignalException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The guards: identity before every signal, never a group that is not the tree's own. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class TreeSafetyTest {
+  private static final Duration GRACE = Duration.ofMillis(300);
+  private final TreeReaper reaper = new TreeReaper();
+
+  static Stream<ProcessPlatform> platforms() {
+    return ProcessTreeTest.platforms();
+  }
+
+  @AfterEach
+  void killEverythingStarted() {
+    reaper.killAll();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("platforms")
+  void aProcessWhoseIdentityDoesNotMatchIsNeverSignalled(ProcessPlatform platform)
+      throws Exception {
+    ScriptedPlatform scripted = new ScriptedPlatform(platform, false);
+    ProcessTree tree =
+        reaper.track(
+            ProcessTree.spawn(scripted, Adversaries.setsidEscapee(), TreeOptions.defaults()));
+    TreeView view =
+        Await.until(
+            Duration.ofSeconds(10), "an escapee", tree::view, v -> v.escapees().size() == 1);
+    ProcessIdentity escapee = view.escapees().get(0).identity();
+    reaper.track(escapee);
+    scripted.misidentify(escapee.pid()); // as if the pid now named another process
+
+    TerminationReport report = tree.terminate(GRACE);
+
+    System.out.println(platform.capabilities().platform() + ": " + report);
+    assertThat(report.skipped()).extracting(ProcessIdentity::pid).containsExactly(escapee.pid());
+    assertThat(report.terminated()).doesNotContain(escapee.pid());
+    assertThat(report.killed()).doesNotContain(escapee.pid());
+    assertThat(platform.probe(escapee)).isEqualTo(Liveness.ALIVE);
+    assertThat(report.elapsed()).isLessThan(Duration.ofSeconds(3)); // skipped, not waited for
+    List<ProcessIdentity> others = view.members().stream().map(TreeMember::identity).toList();
+    assertThat(others).allMatch(Await::isGone);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("platforms")
+  void aTreeSharingTheJvmGroupIsNeverSignalledAsAGroup(ProcessPlatform platform) throws Exception {
+    ScriptedPlatform scripted = new ScriptedPlatform(platform, true);
+    ProcessTree tree =
+        reaper.track(
+            ProcessTree.spawn(scripted, Adversaries.politeTree(2), TreeOptions.defaults()));
+    assertThat(tree.processGroupId()).isEqualTo(-1);
+    assertThat(tree.usesGroupSignals()).isFalse();
+    List<ProcessIdentity> all =
+        Await.until(Duration.ofSeconds(10), "3 processes", tree::view, v -> v.all().size() == 3)
+            .all()
+            .stream()
+            .map(TreeMember::identity)
+            .toList();
+
+    TerminationReport report = tree.terminate(GRACE);
+
+    assertThat(scripted.groupSignals).isEmpty();
+    assertThat(report.processGroupId()).isEqualTo(-1);
+    assertThat(all).allMatch(Await::isGone);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("platforms")
+  void groupsThatAreNeverOursAreRefusedBeforeAnySystemCall(ProcessPlatform platform) {
+    // CONT, so that a broken guard would do no harm to this JVM's group.
+    for (long pgid : new long[] {-1, 0, 1, platform.selfProcessGroup()}) {
+      assertThatThrownBy(() -> platform.signalGroup(pgid, Signal.CONT))
+          .isInstanceOf(UnsafeSignalException.class);
+    }
+    assertThatThrownBy(() -> platform.signal(ProcessIdentity.ofPid(1), Signal.CONT))
+        .isInstanceOf(UnsafeSignalException.class);
+  }
+
+  @Test
+  void optionsRejectNegativeDurationsAndClampHugeOnes() {
+    assertThatThrownBy(() -> TreeOptions.defaults().withGrace(Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(TreeOptions.defaults().withGrace(Duration.ofSeconds(Long.MAX_VALUE)).grace())
+        .isEqualTo(TreeOptions.MAX);
+    assertThat(TreeOptions.defaults().withGrace(Duration.ZERO).grace()).isZero();
+  }
+}

@@ -207,8 +207,11 @@ public final class SupervisorHarness {
       List<CompletableFuture<Process>> exits = new ArrayList<>(n);
       ProcessPlatform posix = mode.equals("lifecycle") ? ProcessPlatform.get() : null;
       long t0 = System.nanoTime();
+      long firstTenth = 0;
+      long lastTenth = 0;
       try {
         for (int i = 0; i < n; i++) {
+          long s0 = System.nanoTime();
           ProcessBuilder builder = new ProcessBuilder("sleep", "600");
           builder.redirectInput(Redirect.from(new File("/dev/null")));
           builder.redirectOutput(Redirect.DISCARD).redirectError(Redirect.DISCARD);

@@ -7,9 +7,10 @@ import java.util.Locale;
 /**
  * Spawn + wait of {@code /bin/true} with a large touched heap: allocates and writes every page of
  * {@code args[0]} GiB (kept reachable), then times our new-session spawn and {@link
- * ProcessBuilder#start()} alternately, {@code args[1]} times each (default 300) after 50 warm-up
- * rounds each. A fork()-based launcher would copy page tables and grow with the heap; posix_spawn
- * (CLONE_VFORK) should stay flat.
+ * ProcessBuilder#start()} alternately, {@code args[1]} times each (default 300) after {@code
+ * args[2]} warm-up rounds each (default 1000, so that the JNA path is compiled, as in JMH). A
+ * fork()-based launcher would copy page tables and grow with the heap; posix_spawn (CLONE_VFORK)
+ * should stay flat.
  *
  * <pre>java -Xms10g -Xmx10g -cp benchmarks/target/benchmarks.jar \
  *     dev.lifecycle.bench.HeapSpawnHarness 8 300</pre>
@@ -22,6 +23,7 @@ public final class HeapSpawnHarness {
   public static void main(String[] args) throws Exception {
     int gib = args.length > 0 ? Integer.parseInt(args[0]) : 0;
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 300;
+    int warmup = args.length > 2 ? Integer.parseInt(args[2]) : 1000;
     byte[][] heap = new byte[gib * (1024 / 64)][];
     for (int i = 0; i < heap.length; i++) {
       heap[i] = new byte[CHUNK];
@@ -34,7 +36,7 @@ public final class HeapSpawnHarness {
     ProcessPlatform posix = ProcessPlatform.get();
     double[] ours = new double[rounds];
     double[] jdk = new double[rounds];
-    for (int i = -50; i < rounds; i++) {
+    for (int i = -warmup; i < rounds; i++) {
       long t0 = System.nanoTime();
       SpawnBenchmark.finish(posix.spawn(new ProcessBuilder("/bin/true"), SpawnOptions.defaults()));
       long t1 = System.nanoTime();

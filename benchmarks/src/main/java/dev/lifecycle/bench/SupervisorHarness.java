@@ -218,15 +218,24 @@ public final class SupervisorHarness {
           Process child = posix != null ? posix.spawn(builder) : builder.start();
           children.add(child);
           exits.add(child.onExit());
+          long took = System.nanoTime() - s0;
+          if (i < n / 10) {
+            firstTenth += took;
+          } else if (i >= n - n / 10) {
+            lastTenth += took;
+          }
         }
         long spawnMs = (System.nanoTime() - t0) / 1_000_000;
+        long tenth = Math.max(1, n / 10);
         System.out.println(
             "READY spawned "
                 + n
                 + " in "
                 + spawnMs
-                + " ms ("
-                + (n == 0 ? 0 : spawnMs * 1000 / n)
+                + " ms (first tenth "
+                + firstTenth / 1000 / tenth
+                + " us each, last tenth "
+                + lastTenth / 1000 / tenth
                 + " us each)");
         System.out.flush();
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();

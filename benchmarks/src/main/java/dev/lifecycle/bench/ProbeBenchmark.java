@@ -1,0 +1,82 @@
+package dev.lifecycle.bench;
+
+import dev.lifecycle.process.Liveness;
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.SupervisedProcess;
+import java.io.File;
+import java.lang.ProcessBuilder.Redirect;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * One liveness probe of a live child ({@code sleep 600}, spawned by the JNA platform in a session
+ * of its own and killed by group at the end): by pid, by recorded identity, and the JDK's {@code
+ * ProcessHandle.of(pid).isAlive()} and a held handle's {@code isAlive()}.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class ProbeBenchmark {
+  private ProcessPlatform posix;
+  private SupervisedProcess child;
+  private long pid;
+  private ProcessIdentity identity;
+  private ProcessHandle handle;
+
+  @Setup
+  public void setup() throws Exception {
+    posix = ProcessPlatform.get();
+    ProcessBuilder builder = new ProcessBuilder("sleep", "600");
+    builder.redirectInput(Redirect.from(new File("/dev/null")));
+    builder.redirectOutput(Redirect.DISCARD).redirectError(Redirect.DISCARD);
+    child = posix.spawn(builder);
+    pid = child.pid();
+    identity = child.identity();
+    handle = ProcessHandle.of(pid).orElseThrow();
+  }
+
+  @TearDown
+  public void tearDown() throws Exception {
+    Trees.killAndVerify(posix, child.processGroupId());
+    child.waitFor();
+  }
+
+  @Benchmark
+  public Liveness lifecycleProbePid() {
+    return posix.probe(pid);
+  }
+
+  @Benchmark
+  public Liveness lifecycleProbeIdentity() {
+    return posix.probe(identity);
+  }
+
+  @Benchmark
+  public boolean lifecycleProcessIsAlive() {
+    return child.isAlive();
+  }
+
+  @Benchmark
+  public boolean jdkHandleOfIsAlive() {
+    return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+  }
+
+  @Benchmark
+  public boolean jdkHeldHandleIsAlive() {
+    return handle.isAlive();
+  }
+}

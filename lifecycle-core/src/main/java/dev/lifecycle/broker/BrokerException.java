@@ -1,0 +1,26 @@
+package dev.lifecycle.broker;
+
+import java.io.IOException;
+import java.util.OptionalLong;
+
+/** A broker could not be reached or started; names the broker's pid when one is known. */
+public final class BrokerException extends IOException {
+  private static final long serialVersionUID = 1L;
+
+  private final long pid;
+
+  BrokerException(String message, long pid) {
+    super(message);
+    this.pid = pid;
+  }
+
+  BrokerException(String message, long pid, Throwable cause) {
+    super(message, cause);
+    this.pid = pid;
+  }
+
+  /** The pid of the broker concerned, if the failure is about one. */
+  public OptionalLong pid() {
+    return pid > 0 ? OptionalLong.of(pid) : OptionalLong.empty();
+  }
+}

@@ -1,0 +1,26 @@
+package dev.lifecycle.broker;
+
+import dev.lifecycle.probe.Endpoint;
+import dev.lifecycle.record.SessionRecord;
+import java.util.Objects;
+
+/**
+ * A broker that {@link BrokerClient#ensure()} found serving.
+ *
+ * @param record its record, as read when it answered
+ * @param started whether this call started it (false: an existing broker was reused)
+ */
+public record BrokerSession(SessionRecord record, boolean started) {
+  public BrokerSession {
+    Objects.requireNonNull(record, "record");
+  }
+
+  public Endpoint endpoint() {
+    return record.endpoint();
+  }
+
+  /** The broker's pid. */
+  public long pid() {
+    return record.owner().pid();
+  }
+}

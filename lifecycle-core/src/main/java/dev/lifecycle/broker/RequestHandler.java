@@ -1,0 +1,18 @@
+package dev.lifecycle.broker;
+
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Serves one request line of a {@link BrokerRuntime}. Called on the connection's reader thread: a
+ * handler that does slow work should return an incomplete stage and finish elsewhere, so the reader
+ * notices a client that disconnects meanwhile. The request holds an idle lease until the stage
+ * completes, whether or not its client is still connected.
+ */
+@FunctionalInterface
+public interface RequestHandler {
+  /**
+   * Returns the response line (without a line break), or null to send nothing. An exception, thrown
+   * or as the stage's failure, is logged and sends nothing; the broker keeps serving.
+   */
+  CompletionStage<String> handle(BrokerRequest request) throws Exception;
+}

@@ -1,0 +1,104 @@
+package dev.lifecycle.broker;
+
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.Signal;
+import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.tree.ProcessTree;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Kills everything a broker test started, by identity: the trees it spawned, and every process that
+ * carries the test's store directory in {@link BrokerClient#DIRECTORY_VARIABLE} (brokers started by
+ * clients and their backends, which inherit it). Also: bounded polling.
+ */
+final class Reaper {
+  private final Path store;
+  private final List<ProcessTree> trees = new ArrayList<>();
+
+  Reaper(Path store) {
+    this.store = store;
+  }
+
+  synchronized ProcessTree track(ProcessTree tree) {
+    trees.add(tree);
+    return tree;
+  }
+
+  /** Live processes (zombies count as gone) that inherited this test's store directory. */
+  List<ProcessIdentity> started() {
+    List<ProcessIdentity> alive = new ArrayList<>();
+    for (long pid : ProcFs.findByEnvironment(BrokerClient.DIRECTORY_VARIABLE, store.toString())) {
+      ProcFs.stat(pid)
+          .filter(row -> !row.hasExited())
+          .ifPresent(row -> alive.add(row.identity(ProcFs.bootId())));
+    }
+    return alive;
+  }
+
+  /** Live broker JVMs of this test. */
+  List<Long> brokers() {
+    return started().stream()
+        .map(ProcessIdentity::pid)
+        .filter(
+            pid ->
+                ProcFs.commandLine(pid)
+                    .map(cmd -> cmd.contains(TestBrokerMain.class.getName()))
+                    .orElse(false))
+        .toList();
+  }
+
+  synchronized void killAll() {
+    ProcessPlatform platform = ProcessPlatform.get();
+    for (ProcessTree tree : trees) {
+      try {
+        tree.terminate(Duration.ZERO);
+      } catch (RuntimeException e) {
+        System.err.println("cleanup of " + tree + " failed: " + e);
+      }
+    }
+    trees.clear();
+    for (ProcessIdentity identity : started()) {
+      platform.signal(identity, Signal.KILL);
+    }
+    until(Duration.ofSeconds(5), "every started process gone", () -> started().isEmpty());
+  }
+
+  static boolean isGone(ProcessIdentity identity) {
+    return ProcFs.stat(identity.pid())
+        .map(
+            row ->
+                row.hasExited()
+                    || identity.match(row.identity(ProcFs.bootId()))
+                        == ProcessIdentity.Match.DIFFERENT)
+        .orElse(true);
+  }
+
+  static boolean isGone(long pid) {
+    return ProcFs.stat(pid).map(row -> row.hasExited()).orElse(true);
+  }
+
+  /**
+   * Polls with a growing pause (2 ms to 50 ms) until {@code done}, or fails after {@code timeout}.
+   */
+  static void until(Duration timeout, String what, BooleanSupplier done) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long pause = 2;
+    while (!done.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not within " + timeout + ": " + what);
+      }
+      try {
+        Thread.sleep(pause);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted", e);
+      }
+      pause = Math.min(50, pause * 2);
+    }
+  }
+}

@@ -38,9 +38,16 @@ public final class BrokerCommand {
 
   /** {@code java <options> -cp <this classpath> <main> args...}. */
   public static ProcessBuilder javaCommand(Class<?> main, List<String> args) {
+    return javaCommand(main, List.of(), args);
+  }
+
+  /** Same, with {@code extraOptions} (e.g. {@code -Dlifecycle.worker.ceiling=1s}) after ours. */
+  public static ProcessBuilder javaCommand(
+      Class<?> main, List<String> extraOptions, List<String> args) {
     List<String> command = new ArrayList<>();
     command.add(java());
     command.addAll(jvmOptions());
+    command.addAll(extraOptions);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(main.getName());

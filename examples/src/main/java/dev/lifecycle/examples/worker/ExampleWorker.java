@@ -68,10 +68,15 @@ public final class ExampleWorker {
     }
   }
 
-  /** The worker's command line (run it with {@code ProcessTree.spawn}). */
-  public static ProcessBuilder command(Path jobFile, Duration work, boolean fail) {
+  /**
+   * The worker's command line (run it with {@code ProcessTree.spawn}); {@code jvmOptions} may set
+   * the ceiling and grace, e.g. {@code -Dlifecycle.worker.ceiling=1s}.
+   */
+  public static ProcessBuilder command(
+      Path jobFile, Duration work, boolean fail, List<String> jvmOptions) {
     return BrokerCommand.javaCommand(
             ExampleWorker.class,
+            jvmOptions,
             List.of(jobFile.toString(), Long.toString(work.toMillis()), fail ? "fail" : "complete"))
         .redirectInput(Redirect.from(new File("/dev/null")))
         .redirectOutput(Redirect.DISCARD)

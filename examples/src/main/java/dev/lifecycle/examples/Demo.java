@@ -182,8 +182,8 @@ public final class Demo {
                 List.of("-Dlifecycle.worker.ceiling=20s")),
             "c",
             "worker (ceiling 20s)");
-    trackMembers(late, "c", "worker helper", 2);
-    trackMembers(quick, "c", "worker helper", 2);
+    trackHelper(late, "c");
+    trackHelper(quick, "c");
     for (ProcessTree worker : List.of(late, quick)) {
       if (!worker.leader().waitFor(15, TimeUnit.SECONDS)) {
         throw new AssertionError("worker " + worker.leader().pid() + " still running");
@@ -317,17 +317,19 @@ public final class Demo {
     }
   }
 
-  private void trackMembers(ProcessTree tree, String scenario, String role, int count)
-      throws InterruptedException {
+  /** Waits (bounded) for the worker's helper ({@code sleep}) to appear, and tracks it. */
+  private void trackHelper(ProcessTree tree, String scenario) throws InterruptedException {
     await(
-        "worker tree of " + count,
+        "worker helper of " + tree.leader().pid(),
         Duration.ofSeconds(10),
-        () -> tree.view().all().size() >= count || !tree.leader().isAlive());
-    for (TreeMember m : tree.view().all()) {
-      if (!tracked.containsKey(m.pid())) {
-        tracked.put(m.pid(), new Tracked(scenario, role, m.identity()));
-      }
+        () -> !helpers(tree).isEmpty() || !tree.leader().isAlive());
+    for (TreeMember m : helpers(tree)) {
+      tracked.putIfAbsent(m.pid(), new Tracked(scenario, "worker helper", m.identity()));
     }
+  }
+
+  private static List<TreeMember> helpers(ProcessTree tree) {
+    return tree.view().all().stream().filter(m -> m.command().equals("sleep")).toList();
   }
 
   private void track(String scenario, String role, long pid) {

@@ -60,7 +60,12 @@ public final class BrokerCommand {
    * client that spawns it does not stay to read a pipe).
    */
   public static ProcessBuilder broker(Path storeDirectory) {
-    return javaCommand(ExampleBroker.class, List.of())
+    return broker(storeDirectory, List.of());
+  }
+
+  /** Same, with extra JVM options (e.g. {@code -Dlifecycle.broker.idleTimeout=2s}). */
+  public static ProcessBuilder broker(Path storeDirectory, List<String> extraOptions) {
+    return javaCommand(ExampleBroker.class, extraOptions, List.of())
         .redirectError(
             ProcessBuilder.Redirect.appendTo(storeDirectory.resolve("broker.log").toFile()));
   }

@@ -150,7 +150,10 @@ public final class Demo {
     long brokerPid = roleIdentities("a", "broker").get(0).pid();
     await("broker of (a) gone", Duration.ofSeconds(10), () -> gone(roleIdentities("a", "broker")));
     System.out.println("broker " + brokerPid + " exited; its report (broker.log):");
-    System.out.println("  " + lastLine(ws.resolve("broker.log"), "broker stopped"));
+    System.out.println(
+        "  "
+            + lastLine(ws.resolve("broker.log"), "stopped: ShutdownReport")
+                .replaceFirst(".*stopped: ", ""));
     System.out.println(
         "  -> SIGTERM to the whole group, SIGKILL after the 1 s grace for the two that ignored it");
     System.out.println("backend gone: " + gone(backend));
@@ -386,7 +389,7 @@ public final class Demo {
 
   private static String lastLine(Path file, String prefix) throws IOException {
     try (Stream<String> lines = Files.lines(file)) {
-      return lines.filter(l -> l.startsWith(prefix)).reduce((a, b) -> b).orElse("(no report)");
+      return lines.filter(l -> l.contains(prefix)).reduce((a, b) -> b).orElse("(no report)");
     }
   }
 

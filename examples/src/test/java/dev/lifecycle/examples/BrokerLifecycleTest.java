@@ -54,8 +54,8 @@ class BrokerLifecycleTest {
       long t0 = System.nanoTime();
       try (SocketChannel a = connect(session);
           SocketChannel b = connect(session)) {
-        send(a, SHUTDOWN); // RPC ...
-        send(b, SHUTDOWN); // ... twice ...
+        sendIfOpen(a, SHUTDOWN); // RPC ...
+        sendIfOpen(b, SHUTDOWN); // ... twice (the first may already have closed b) ...
         Workspace.OS.signal(broker, Signal.TERM); // ... and SIGTERM, within a few ms
         assertThat(poll(Duration.ofSeconds(10), () -> allGone(backend) && gone(broker))).isTrue();
       }
@@ -63,7 +63,7 @@ class BrokerLifecycleTest {
       // grace 500 ms + KILL + verify; generous for a loaded 2-core box
       assertThat(took).isLessThan(Duration.ofSeconds(8));
       String log = ws.log();
-      assertThat(log.split("broker stopped", -1)).hasSize(2); // exactly one pass
+      assertThat(log.split("stopped: ShutdownReport", -1)).as(log).hasSize(2); // exactly one pass
       assertThat(log).contains("KILL ["); // the TERM-ignoring MCP servers needed SIGKILL
       assertThat(ws.store().read(Cli.BROKER_NAME).status()).isEqualTo(ReadResult.Status.ABSENT);
     }
@@ -115,21 +115,30 @@ class BrokerLifecycleTest {
   }
 
   @Test
-  @DisplayName(
-      "B19: requests racing the idle timer are served (a refused connect starts a new one)")
+  @DisplayName("B19: requests racing the idle timer are served (the CLI retries a hang-up once)")
   void requestsRacingIdleExpiryAreServed() throws Exception {
     try (Workspace ws = new Workspace("-Dlifecycle.broker.idleTimeout=150ms")) {
       var client = ws.client();
-      long end = System.nanoTime() + Duration.ofSeconds(3).toNanos();
       int served = 0;
-      while (System.nanoTime() < end) {
+      int hungUp = 0;
+      for (int i = 0; i < 4; i++) { // each one lands near an idle expiry, some right on it
+        String reply;
         try (SocketChannel ch = client.connect()) {
-          assertThat(request(ch, STATUS)).contains("\"ok\":true");
-          served++;
+          reply = request(ch, STATUS);
+        } catch (java.io.IOException e) {
+          // Accepted by the kernel just before the idle pass closed the listener: the broker
+          // closes it unread (see README, library findings). Retried once, as the CLI does.
+          hungUp++;
+          try (SocketChannel ch = client.connect()) {
+            reply = request(ch, STATUS);
+          }
         }
+        assertThat(reply).contains("\"ok\":true");
+        served++;
         Thread.sleep(150); // deliberately around the idle window: this is the race under test
       }
-      assertThat(served).isGreaterThan(3);
+      assertThat(served).isEqualTo(4);
+      System.out.println("B19: " + served + " served, " + hungUp + " hang-ups retried");
     }
   }
 
@@ -158,7 +167,6 @@ class BrokerLifecycleTest {
     // A Unix socket path is limited to 107 bytes: a long store path makes bind() fail after the
     // backend is up.
     Path deep = Files.createTempDirectory("examples-ws-").resolve("d".repeat(120));
-    Files.createDirectories(deep);
     try (Workspace ws = new Workspace(deep)) {
       assertThatThrownBy(ws::ensure).isInstanceOf(BrokerException.class);
       assertThat(poll(Duration.ofSeconds(5), () -> ws.marked().isEmpty())).isTrue();
@@ -322,6 +330,14 @@ class BrokerLifecycleTest {
         assertThat(((Number) ((Map<?, ?>) reply.get("error")).get("code")).intValue())
             .isEqualTo(ExampleBroker.BACKEND_ERROR);
       }
+    }
+  }
+
+  private static void sendIfOpen(SocketChannel ch, String line) {
+    try {
+      send(ch, line);
+    } catch (java.io.IOException closedByTheFirstTrigger) {
+      // fine: the pass closes every connection
     }
   }
 

@@ -65,7 +65,11 @@ public final class BrokerCommand {
 
   /** Same, with extra JVM options (e.g. {@code -Dlifecycle.broker.idleTimeout=2s}). */
   public static ProcessBuilder broker(Path storeDirectory, List<String> extraOptions) {
-    return javaCommand(ExampleBroker.class, extraOptions, List.of())
+    List<String> options = new ArrayList<>();
+    // The runtime logs each shutdown pass ("broker ... stopped: ShutdownReport[...]") at INFO.
+    options.add("-Dorg.slf4j.simpleLogger.log.dev.lifecycle.broker.BrokerRuntime=info");
+    options.addAll(extraOptions);
+    return javaCommand(ExampleBroker.class, options, List.of())
         .redirectError(
             ProcessBuilder.Redirect.appendTo(storeDirectory.resolve("broker.log").toFile()));
   }

@@ -98,7 +98,7 @@ public final class ExampleBroker {
       System.exit(1); // the runtime already took down whatever had started
     }
     ShutdownReport report = runtime.awaitStopped();
-    System.err.println("broker stopped: " + report);
+    // (The runtime has logged the report: "broker <name> stopped: ShutdownReport[...]".)
     // The pass has terminated the backends (blocking): exiting now cannot cut an escalation short.
     System.exit(report.isClean() ? 0 : 1);
   }

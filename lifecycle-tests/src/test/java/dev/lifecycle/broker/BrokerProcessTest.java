@@ -185,7 +185,7 @@ class BrokerProcessTest {
     ProcessTree broker =
         startBroker(
             temp.resolve("broker.log"),
-            "-Dlifecycle.broker.idleTimeout=1s",
+            "-Dlifecycle.broker.idleTimeout=600ms",
             "-Dlifecycle.broker.backendGrace=300ms");
     awaitRecordFile();
     SessionRecord record = validRecord();
@@ -193,17 +193,17 @@ class BrokerProcessTest {
 
     try (SocketChannel channel = BrokerClient.open(record.endpoint())) {
       // An open connection is a lease: well past one idle window, still serving.
-      assertThat(broker.leader().waitFor(1500, TimeUnit.MILLISECONDS)).isFalse();
-      Brokers.send(channel, "slow 1500");
+      assertThat(broker.leader().waitFor(1000, TimeUnit.MILLISECONDS)).isFalse();
+      Brokers.send(channel, "slow 1000");
     } // the client leaves while its request is in flight
     long left = System.nanoTime();
 
-    // The request's lease holds until its response (1.5 s), then one idle window (1 s).
-    assertThat(broker.leader().waitFor(2200, TimeUnit.MILLISECONDS)).isFalse();
+    // The request's lease holds until its response (1 s), then one idle window (0.6 s).
+    assertThat(broker.leader().waitFor(1300, TimeUnit.MILLISECONDS)).isFalse();
     assertThat(broker.leader().waitFor(10, TimeUnit.SECONDS)).isTrue();
     long tookMillis = (System.nanoTime() - left) / 1_000_000;
     System.out.println("broker exited " + tookMillis + " ms after its client left mid-request");
-    assertThat(tookMillis).isBetween(2400L, 6000L); // + 0.3 s backend grace and the exit
+    assertThat(tookMillis).isBetween(1500L, 5000L); // + 0.3 s backend grace and the exit
     assertThat(backends).allMatch(Reaper::isGone);
   }
 

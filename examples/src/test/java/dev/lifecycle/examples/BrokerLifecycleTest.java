@@ -35,6 +35,7 @@ import org.junit.jupiter.api.Test;
 
 /** The example broker against the broker scenarios of seed-projects.md part B (real processes). */
 @NoProcessLeaks
+@org.junit.jupiter.api.Timeout(90) // a hang fails the test instead of the build
 class BrokerLifecycleTest {
   private static final String STATUS = "{\"op\":\"status\"}";
   private static final String SHUTDOWN = "{\"op\":\"shutdown\"}";
@@ -225,7 +226,7 @@ class BrokerLifecycleTest {
                 ExampleBroker.METHOD_NOT_FOUND,
                 "{\"op\":\"slow\",\"ms\":-1}",
                 ExampleBroker.INVALID_PARAMS,
-                "\"" + "x".repeat(70 * 1024) + "\"",
+                "{\"op\":\"call\",\"tool\":\"echo\",\"args\":\"" + "x".repeat(70 * 1024) + "\"}",
                 ExampleBroker.INVALID_REQUEST);
         for (Map.Entry<String, Integer> c : cases.entrySet()) {
           Map<?, ?> reply = (Map<?, ?>) Json.parse(request(ch, c.getKey()));

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
 
 /** The example CLI, many at once (seed-projects.md part B, scenarios 29, 34, 35). */
 @NoProcessLeaks
+@org.junit.jupiter.api.Timeout(90) // a hang fails the test instead of the build
 class CliTest {
   private static final String ECHO = "{\"op\":\"call\",\"tool\":\"echo\",\"args\":\"echo-ok\"}";
 

@@ -22,6 +22,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * parser in depth).
  */
 @dev.lifecycle.testkit.NoProcessLeaks
+@org.junit.jupiter.api.Timeout(90) // a hang fails the test instead of the build
 class LimitConfigTest {
   private static final String IDLE = BrokerLimits.IDLE.systemProperty();
 

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The example worker (seed-projects.md part B, scenarios 2, 4, 5). */
 @NoProcessLeaks
+@org.junit.jupiter.api.Timeout(90) // a hang fails the test instead of the build
 class WorkerTest {
   @TempDir Path dir;
 

@@ -124,8 +124,39 @@ final class Workspace implements AutoCloseable {
     }
   }
 
-  /** Reads one reply line (blocking; the broker replies or closes). */
+  /** A reply that does not come within this bound fails the test instead of hanging it. */
+  static final Duration REPLY_BOUND = Duration.ofSeconds(15);
+
+  /** Reads one reply line, bounded by {@link #REPLY_BOUND} (the channel is closed past it). */
   static String readLine(SocketChannel ch) throws IOException {
+    java.util.concurrent.CompletableFuture<String> line =
+        new java.util.concurrent.CompletableFuture<>();
+    Thread reader =
+        new Thread(
+            () -> {
+              try {
+                line.complete(readLineBlocking(ch));
+              } catch (Throwable t) {
+                line.completeExceptionally(t);
+              }
+            },
+            "test-reply-reader");
+    reader.setDaemon(true);
+    reader.start();
+    try {
+      return line.get(REPLY_BOUND.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      ch.close();
+      throw new AssertionError("no reply within " + REPLY_BOUND);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+    }
+  }
+
+  private static String readLineBlocking(SocketChannel ch) throws IOException {
     ByteArrayOutputStream line = new ByteArrayOutputStream();
     ByteBuffer one = ByteBuffer.allocate(1);
     while (ch.read(one) > 0) {

@@ -13,9 +13,9 @@ import java.util.Map;
  *
  * <p>Values map to {@code Map<String, Object>} (insertion-ordered, duplicate keys rejected), {@code
  * List<Object>}, {@code String}, {@code BigDecimal}, {@code Boolean} and {@link #NULL}. The reader
- * rejects anything else: trailing text, leading zeros, unescaped control characters, lone
- * surrogates are allowed through as the JDK allows them in strings, nesting deeper than {@link
- * #MAX_DEPTH}.
+ * rejects trailing text, leading zeros, unescaped control characters, bad escapes and nesting
+ * deeper than {@link #MAX_DEPTH}. (Unpaired surrogates in {@code \\u} escapes pass through, as Java
+ * strings allow them.)
  */
 public final class Json {
   /** JSON {@code null}: distinct from "absent" when looking a key up in a map. */

@@ -1,0 +1,146 @@
+package dev.lifecycle.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lifecycle.broker.BrokerLimits;
+import dev.lifecycle.broker.Connect;
+import dev.lifecycle.examples.broker.Json;
+import dev.lifecycle.examples.cli.Cli;
+import dev.lifecycle.testkit.ConcurrentLaunch;
+import dev.lifecycle.testkit.LaunchReport;
+import dev.lifecycle.testkit.LaunchResult;
+import dev.lifecycle.testkit.LifecycleAssertions;
+import dev.lifecycle.testkit.NoProcessLeaks;
+import dev.lifecycle.time.Limit;
+import dev.lifecycle.tree.ProcessTree;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** The example CLI, many at once (seed-projects.md part B, scenarios 29, 34, 35). */
+@NoProcessLeaks
+@org.junit.jupiter.api.Timeout(90) // a hang fails the test instead of the build
+class CliTest {
+  private static final String ECHO = "{\"op\":\"call\",\"tool\":\"echo\",\"args\":\"echo-ok\"}";
+
+  private static ConcurrentLaunch.Builder launch(Workspace ws, String request, int count) {
+    return ConcurrentLaunch.builder(ws.cliArgv(request))
+        .count(count)
+        .environment(Workspace.MARK, ws.mark)
+        .timeout(Duration.ofSeconds(40));
+  }
+
+  @Test
+  @DisplayName(
+      "B34 (demo a): five cold-start callers get one broker; killed callers leave it serving")
+  void coldStartSingleFlightAndKilledCallers() throws Exception {
+    try (Workspace ws = new Workspace("-Dlifecycle.broker.idleTimeout=30s")) {
+      LaunchReport cold = launch(ws, "{\"op\":\"status\"}", 5).build().run();
+      cold.assertAllExitedWithin(Duration.ofSeconds(40));
+      Set<Object> brokers = new java.util.HashSet<>();
+      for (LaunchResult r : cold.results()) {
+        assertThat(r.exitCode()).as(r.toString()).hasValue(0);
+        brokers.add(((Map<?, ?>) Json.parse(r.stdout().trim())).get("pid"));
+      }
+      assertThat(brokers).as("single-flight start").hasSize(1);
+
+      // Callers killed mid-call (they wait 5 s for their reply): the broker stays and serves.
+      LaunchReport killed =
+          launch(ws, "{\"op\":\"slow\",\"ms\":5000}", 3)
+              .killCallers(3, Duration.ofMillis(1500))
+              .build()
+              .run();
+      killed.assertAllExitedWithin(Duration.ofSeconds(20));
+      assertThat(killed.results()).allMatch(LaunchResult::killedByHarness);
+      Workspace.CliRun after = ws.cli(ECHO);
+      assertThat(after.exit()).isZero();
+      assertThat(after.stdout()).isEqualTo("\"echo-ok\"");
+      assertThat(((Map<?, ?>) Json.parse(ws.cli("{\"op\":\"status\"}").stdout())).get("pid"))
+          .isIn(brokers);
+      ws.shutdownAll();
+      cold.assertAllGone(Duration.ofSeconds(10));
+      killed.assertAllGone(Duration.ofSeconds(10));
+    }
+  }
+
+  @Test
+  @DisplayName("B34: five warm callers succeed, five fail; outputs intact, every pid gone")
+  void warmCallersSucceedAndFail() throws Exception {
+    try (Workspace ws = new Workspace("-Dlifecycle.broker.idleTimeout=30s")) {
+      ws.ensure();
+      LaunchReport ok = launch(ws, ECHO, 5).build().run();
+      LaunchReport failing = launch(ws, "{\"op\":\"fail\"}", 5).build().run();
+      ok.assertAllExitedWithin(Duration.ofSeconds(20));
+      failing.assertAllExitedWithin(Duration.ofSeconds(20));
+      for (LaunchResult r : ok.results()) {
+        assertThat(r.exitCode()).as(r.toString()).hasValue(Cli.OK);
+        assertThat(r.stdout()).isEqualTo("\"echo-ok\"\n");
+        // exit 0 came from main returning: nothing (thread, timer, channel) kept the JVM alive
+      }
+      for (LaunchResult r : failing.results()) {
+        assertThat(r.exitCode()).as(r.toString()).hasValue(Cli.FAILED);
+        assertThat(r.stdout()).isEmpty();
+        assertThat(r.stderr()).contains("failed as requested");
+      }
+      ws.shutdownAll();
+      ok.assertAllGone(Duration.ofSeconds(10));
+      failing.assertAllGone(Duration.ofSeconds(10));
+    }
+  }
+
+  @Test
+  @DisplayName("B35: a closed stdout pipe makes each CLI exit quietly (141) within the bound")
+  void brokenPipe() throws Exception {
+    try (Workspace ws = new Workspace("-Dlifecycle.broker.idleTimeout=30s")) {
+      ws.ensure();
+      List<Process> clis = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        Process p = ws.cliCommand(ECHO).start();
+        p.getInputStream().close(); // the reader goes away before the CLI writes
+        clis.add(p);
+      }
+      for (Process p : clis) {
+        LifecycleAssertions.assertThat(p)
+            .exitsWithin(Duration.ofSeconds(20))
+            .withExitCode(Cli.BROKEN_PIPE);
+        assertThat(new String(p.getErrorStream().readAllBytes())).isEmpty(); // quietly
+      }
+      LifecycleAssertions.assertThatPids(
+              clis.stream().map(Process::pid).collect(Collectors.toList()))
+          .areAllGone(Duration.ofSeconds(3));
+    }
+  }
+
+  @Test
+  @DisplayName("B29: a connect failure before any transport exists fails at once")
+  void connectFailureBeforeTransport() throws Exception {
+    long t0 = System.nanoTime();
+    assertThatThrownBy(
+            () ->
+                Connect.withBackend(
+                    () -> ProcessTree.spawn(new ProcessBuilder("/nonexistent/app-server")),
+                    tree -> "never",
+                    Limit.ofSeconds(5)))
+        .isInstanceOf(IOException.class);
+    // The CLI with a workspace that cannot be a record store: exit UNAVAILABLE, quickly.
+    Path notADirectory = Files.createTempFile("examples-", ".file");
+    try (Workspace ws = new Workspace(notADirectory)) {
+      Workspace.CliRun run = ws.cli(ECHO);
+      assertThat(run.exit()).isEqualTo(Cli.UNAVAILABLE);
+      assertThat(run.stderr()).contains("broker unavailable");
+    } finally {
+      Files.deleteIfExists(notADirectory);
+    }
+    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(20));
+    assertThat(BrokerLimits.CONNECT_CLEANUP.defaultLimit()).isEqualTo(Limit.ofSeconds(5));
+  }
+}

@@ -110,11 +110,7 @@ final class Workspace implements AutoCloseable {
   }
 
   static SocketChannel connect(BrokerSession session) throws IOException {
-    SocketChannel ch = SocketChannel.open(java.net.StandardProtocolFamily.UNIX);
-    ch.connect(
-        java.net.UnixDomainSocketAddress.of(
-            ((dev.lifecycle.probe.Endpoint.UnixSocket) session.endpoint()).path()));
-    return ch;
+    return dev.lifecycle.broker.BrokerClient.open(session.endpoint()); // consumes the greeting
   }
 
   static void send(SocketChannel ch, String line) throws IOException {

@@ -17,21 +17,28 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.lang.ProcessBuilder.Redirect;
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,6 +68,9 @@ public final class BrokerClient {
   private static final Logger LOG = LoggerFactory.getLogger(BrokerClient.class);
 
   /** The record store directory, exported to a spawned broker. */
+  /** A live broker greets at once; this only bounds a wedged accept thread. */
+  static final Duration GREETING_TIMEOUT = Duration.ofSeconds(10);
+
   public static final String DIRECTORY_VARIABLE = "LIFECYCLE_BROKER_DIRECTORY";
 
   /** The record name, exported to a spawned broker. */
@@ -159,19 +169,57 @@ public final class BrokerClient {
         "could not connect to broker " + name + " in " + CONNECT_ATTEMPTS + " attempts", 0, last);
   }
 
-  static SocketChannel open(Endpoint endpoint) throws IOException {
+  /**
+   * Connects to a broker's endpoint and consumes its {@link BrokerRuntime#GREETING}. A connection
+   * closed without one was queued by a broker that is shutting down: it fails like a refused
+   * connect, so callers start over.
+   */
+  public static SocketChannel open(Endpoint endpoint) throws IOException {
+    SocketChannel channel;
     if (endpoint instanceof Endpoint.UnixSocket unix) {
-      SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
-      try {
-        channel.connect(UnixDomainSocketAddress.of(unix.path()));
-        return channel;
-      } catch (IOException e) {
-        channel.close();
-        throw e;
+      channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+    } else {
+      channel = SocketChannel.open(StandardProtocolFamily.INET);
+    }
+    try {
+      channel.connect(
+          endpoint instanceof Endpoint.UnixSocket unix
+              ? UnixDomainSocketAddress.of(unix.path())
+              : new InetSocketAddress(
+                  ((Endpoint.Tcp) endpoint).host(), ((Endpoint.Tcp) endpoint).port()));
+      awaitGreeting(channel, endpoint);
+      return channel;
+    } catch (IOException | RuntimeException e) {
+      channel.close();
+      throw e;
+    }
+  }
+
+  /** Reads the greeting line within {@link #GREETING_TIMEOUT}; nothing else precedes a request. */
+  private static void awaitGreeting(SocketChannel channel, Endpoint endpoint) throws IOException {
+    byte[] expected = (BrokerRuntime.GREETING + "\n").getBytes(StandardCharsets.UTF_8);
+    ByteBuffer line = ByteBuffer.allocate(expected.length);
+    channel.configureBlocking(false);
+    try (Selector selector = Selector.open()) {
+      channel.register(selector, SelectionKey.OP_READ);
+      long deadline = System.nanoTime() + GREETING_TIMEOUT.toNanos();
+      while (line.hasRemaining()) {
+        long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        if (left <= 0) {
+          throw new ConnectException("no greeting from the broker at " + endpoint + " in time");
+        }
+        selector.select(left);
+        selector.selectedKeys().clear();
+        if (channel.read(line) < 0) {
+          throw new ConnectException(
+              "the broker at " + endpoint + " closed the connection: it is shutting down");
+        }
       }
     }
-    Endpoint.Tcp tcp = (Endpoint.Tcp) endpoint;
-    return SocketChannel.open(new InetSocketAddress(tcp.host(), tcp.port()));
+    channel.configureBlocking(true);
+    if (!Arrays.equals(line.array(), expected)) {
+      throw new IOException("not a lifecycle broker at " + endpoint);
+    }
   }
 
   private BrokerSession ensureUnderStartLock() throws IOException {

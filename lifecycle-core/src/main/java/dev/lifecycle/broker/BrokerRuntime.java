@@ -80,6 +80,14 @@ public final class BrokerRuntime implements AutoCloseable {
   /** Longer request lines are a broken or hostile client: its connection is closed. */
   static final int MAX_LINE_BYTES = 1 << 20;
 
+  /**
+   * The line a broker writes on every connection it accepts while it is not shutting down, before
+   * anything else. A connection the kernel queued just before the listener closed is closed without
+   * it, so a client that reads no greeting knows it reached a dying broker and starts over ({@link
+   * BrokerClient#connect()} does this) instead of waiting for a reply that never comes.
+   */
+  public static final String GREETING = "lifecycle-broker";
+
   /** A signalled accept() returns in microseconds; this only bounds a pathological case. */
   private static final Duration ACCEPTOR_EXIT = Duration.ofSeconds(1);
 
@@ -491,7 +499,8 @@ public final class BrokerRuntime implements AutoCloseable {
       }
       Connection connection = new Connection(accepted, idle.acquire());
       synchronized (lock) {
-        if (state.compareTo(BrokerState.SERVING) > 0) {
+        // Greeting under the lock: a client that reads it attached before any shutdown began.
+        if (state.compareTo(BrokerState.SERVING) > 0 || !connection.greet()) {
           connection.closeLater();
           continue;
         }
@@ -612,6 +621,21 @@ public final class BrokerRuntime implements AutoCloseable {
               inFlight.close(); // after the response: one idle window starts from here
             }
           });
+    }
+
+    /** Writes {@link #GREETING}; false when the client already left (e.g. a probe). */
+    boolean greet() {
+      ByteBuffer bytes = ByteBuffer.wrap((GREETING + "\n").getBytes(UTF_8));
+      synchronized (this) {
+        try {
+          while (bytes.hasRemaining()) {
+            channel.write(bytes);
+          }
+          return true;
+        } catch (IOException e) {
+          return false;
+        }
+      }
     }
 
     private void send(String response) {

@@ -15,8 +15,6 @@ import dev.lifecycle.time.Limit;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.TreeOptions;
 import java.io.IOException;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
@@ -92,10 +90,7 @@ class BrokerRuntimeTest {
   }
 
   private static SocketChannel connect(SessionRecord record) throws IOException {
-    Path socket = ((Endpoint.UnixSocket) record.endpoint()).path();
-    SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
-    channel.connect(UnixDomainSocketAddress.of(socket));
-    return channel;
+    return BrokerClient.open(record.endpoint()); // consumes the greeting
   }
 
   private static void send(SocketChannel channel, String line) throws IOException {

@@ -82,17 +82,10 @@ public final class Cli {
               .name(BROKER_NAME)
               .command(() -> BrokerCommand.broker(store.directory()))
               .build();
+      // connect() only returns a connection the broker greeted: one it queued while shutting
+      // down fails like a refused connect and connect() starts a broker over.
       try (SocketChannel channel = client.connect()) {
         reply = exchange(channel, request, timeout);
-      } catch (HungUp e) {
-        // A connect that lands in the instant the broker idles out is accepted by the kernel and
-        // then closed unread. connect() cannot tell; retry once, for requests safe to repeat.
-        if (!isIdempotent(request)) {
-          throw e;
-        }
-        try (SocketChannel channel = client.connect()) {
-          reply = exchange(channel, request, timeout);
-        }
       }
     } catch (TimeoutException e) {
       System.err.println("no reply within " + timeout);
@@ -143,29 +136,9 @@ public final class Cli {
         }
         buffer.clear();
       }
-      reply.completeExceptionally(new HungUp());
+      reply.completeExceptionally(new IOException("the broker hung up before replying"));
     } catch (IOException e) {
       reply.completeExceptionally(e);
-    }
-  }
-
-  /** The broker closed the connection without a reply. */
-  private static final class HungUp extends IOException {
-    private static final long serialVersionUID = 1L;
-
-    HungUp() {
-      super("the broker hung up before replying");
-    }
-  }
-
-  /** Whether repeating {@code request} is harmless (everything but shutdown and crash). */
-  private static boolean isIdempotent(String request) {
-    try {
-      return Json.parse(request) instanceof Map<?, ?> fields
-          && !"shutdown".equals(fields.get("op"))
-          && !"crash".equals(fields.get("tool"));
-    } catch (Json.ParseException e) {
-      return true; // the broker rejects it without doing anything
     }
   }
 

@@ -13,6 +13,7 @@ import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
 import dev.lifecycle.process.procfs.ProcFs;
 import java.io.IOException;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -266,6 +267,13 @@ public final class PosixPlatform implements ProcessPlatform {
     return os.isLinux()
         ? ProcFs.findByEnvironment(name, value)
         : ProcessPlatform.jdk().findByEnvironment(name, value);
+  }
+
+  @Override
+  public Set<Long> findByEnvironment(String name, String value, Collection<Long> candidates) {
+    return os.isLinux()
+        ? ProcFs.findByEnvironment(name, value, candidates)
+        : ProcessPlatform.super.findByEnvironment(name, value, candidates);
   }
 
   @Override

@@ -22,7 +22,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * One liveness probe of a live child ({@code sleep 600}, spawned by the JNA platform in a session
  * of its own and killed by group at the end): by pid, by recorded identity, and the JDK's {@code
- * ProcessHandle.of(pid).isAlive()} and a held handle's {@code isAlive()}.
+ * ProcessHandle.of(pid).isAlive()} and a held handle's {@code isAlive()}; {@code
+ * lifecycleProbeForeignPid} probes a {@code ProcessBuilder} child (not one of the platform's own).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -36,6 +37,8 @@ public class ProbeBenchmark {
   private long pid;
   private ProcessIdentity identity;
   private ProcessHandle handle;
+  private Process foreign; // a JDK child: not in the platform's children, the generic path
+  private long foreignPid;
 
   @Setup
   public void setup() throws Exception {
@@ -47,17 +50,25 @@ public class ProbeBenchmark {
     pid = child.pid();
     identity = child.identity();
     handle = ProcessHandle.of(pid).orElseThrow();
+    foreign = builder.start();
+    foreignPid = foreign.pid();
   }
 
   @TearDown
   public void tearDown() throws Exception {
     Trees.killAndVerify(posix, child.processGroupId());
     child.waitFor();
+    foreign.destroyForcibly().waitFor();
   }
 
   @Benchmark
   public Liveness lifecycleProbePid() {
     return posix.probe(pid);
+  }
+
+  @Benchmark
+  public Liveness lifecycleProbeForeignPid() {
+    return posix.probe(foreignPid);
   }
 
   @Benchmark

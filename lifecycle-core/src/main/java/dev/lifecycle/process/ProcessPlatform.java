@@ -1,6 +1,8 @@
 package dev.lifecycle.process;
 
 import java.io.IOException;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -99,6 +101,16 @@ public interface ProcessPlatform {
 
   /** Pids of processes whose environment holds {@code name=value} (escapee sweeps). */
   Set<Long> findByEnvironment(String name, String value);
+
+  /**
+   * {@link #findByEnvironment(String, String)} among {@code candidates} only: platforms that read
+   * one environment at a time skip every other process.
+   */
+  default Set<Long> findByEnvironment(String name, String value, Collection<Long> candidates) {
+    Set<Long> found = new HashSet<>(findByEnvironment(name, value));
+    found.retainAll(new HashSet<>(candidates));
+    return found;
+  }
 
   /** The full command line of a process, if it can be read. */
   Optional<List<String>> commandLine(long pid);

@@ -73,6 +73,7 @@ final class Termination {
   private static final Duration FIRST_POLL = Duration.ofMillis(5);
   private static final Duration MAX_POLL = Duration.ofMillis(100);
   private static final int MAX_SWEEP_ROUNDS = 4;
+  private static final Duration PROBE_POLL = Duration.ofMillis(2);
 
   private final ProcessPlatform platform;
   private final TreeScanner scanner;
@@ -95,6 +96,8 @@ final class Termination {
   private TreeView last = new TreeView(List.of(), List.of());
   private boolean alreadyGone;
   private boolean groupSignalled;
+  private boolean groupTermed; // TERM + CONT went to the group before the first scan
+  private boolean confirmedEmpty; // the last scan, cookie included, found nothing alive
   private boolean reaped;
   private boolean interrupted;
   private boolean contUnsupported;
@@ -167,6 +170,12 @@ final class Termination {
   private State step(State state) {
     return switch (state) {
       case SCAN -> {
+        // A pinned group is signalled before the scan, and the grace runs from there: the full
+        // scan (a /proc snapshot) then overlaps the grace instead of preceding it.
+        if (earlyGroupTerm()) {
+          observe(false);
+          yield State.TERM;
+        }
         // The cookie search reads every environment: skip it when the table alone shows a live
         // tree (the grace's first poll runs it), do it before declaring the tree gone.
         if (observe(false).isEmpty() && observe(true).isEmpty()) {
@@ -177,6 +186,14 @@ final class Termination {
       }
       case TERM -> {
         List<TreeMember> targets = last.all();
+        if (groupTermed) {
+          // The group already has TERM + CONT: count its members, signal the others by identity.
+          targets.stream().filter(this::inGroup).forEach(m -> record(m, Signal.TERM));
+          targets = targets.stream().filter(m -> !inGroup(m)).toList();
+          signal(targets, Signal.TERM, false);
+          signal(targets, Signal.CONT, false);
+          yield State.GRACE;
+        }
         signal(targets, Signal.TERM, true);
         signal(targets, Signal.CONT, true); // a stopped process sees TERM only once continued
         graceDeadline = System.nanoTime() + grace.toNanos();
@@ -184,7 +201,10 @@ final class Termination {
       }
       case GRACE -> {
         // Processes forked or found during the grace get TERM at once and share its deadline.
-        awaitGone(graceDeadline, Signal.TERM, m -> !termed.contains(m.identity()), true);
+        // With no grace left there is nothing to wait for: KILL, and VERIFY finds newcomers.
+        if (System.nanoTime() < graceDeadline) {
+          awaitGone(graceDeadline, Signal.TERM, m -> !termed.contains(m.identity()), true, true);
+        }
         yield State.BEFORE_KILL;
       }
       case BEFORE_KILL -> {
@@ -199,10 +219,13 @@ final class Termination {
       }
       case VERIFY -> {
         long deadline = System.nanoTime() + options.verifyTimeout().toNanos();
-        awaitGone(deadline, Signal.KILL, m -> !killed.contains(m.identity()), false);
+        // Probe the known members every few ms (kill 0 + pidfd, microseconds each), then one full
+        // scan with the cookie confirms; full scans with backoff only if something is left.
+        awaitProbedGone(last.all(), deadline);
+        awaitGone(deadline, Signal.KILL, m -> !killed.contains(m.identity()), false, true);
         yield State.SWEEP;
       }
-      case SWEEP -> sweep();
+      case SWEEP -> confirmedEmpty ? State.REAP : sweep();
       case REAP -> {
         if (reapLeader != null && platform.probe(scope.anchor()) == Liveness.GONE) {
           reaped = reapLeader.getAsBoolean(); // last: the group id is free from here on
@@ -211,6 +234,30 @@ final class Termination {
       }
       case DONE -> State.DONE;
     };
+  }
+
+  /**
+   * TERM + CONT to the tree's group before any scan, when the group is the tree's and pinned by its
+   * leader; starts the grace. Members forked during the following scan count as warned by it.
+   *
+   * @return whether the group was signalled
+   */
+  private boolean earlyGroupTerm() {
+    // Only with a live leader: a tree whose leader already exited may be gone (ALREADY_GONE).
+    if (!scope.anchorIsMember()
+        || !groupSignals
+        || platform.probe(scope.anchor()) != Liveness.ALIVE
+        || !signalGroup(Signal.TERM)) {
+      return false;
+    }
+    graceDeadline = System.nanoTime() + grace.toNanos();
+    groupTermed = true;
+    signalGroup(Signal.CONT); // a stopped process sees TERM only once continued
+    return true;
+  }
+
+  private boolean inGroup(TreeMember member) {
+    return member.processGroupId() == scope.groupId();
   }
 
   /**
@@ -234,11 +281,11 @@ final class Termination {
       signal(unwarned, Signal.TERM, true);
       signal(unwarned, Signal.CONT, true);
       Duration escapeeGrace = min(grace, options.escapeeGrace());
-      awaitGone(System.nanoTime() + escapeeGrace.toNanos(), Signal.TERM, m -> false, true);
+      awaitGone(System.nanoTime() + escapeeGrace.toNanos(), Signal.TERM, m -> false, true, true);
     }
     signal(observe(false).all(), Signal.KILL, true);
     long deadline = System.nanoTime() + options.verifyTimeout().toNanos();
-    awaitGone(deadline, Signal.KILL, m -> !killed.contains(m.identity()), false);
+    awaitGone(deadline, Signal.KILL, m -> !killed.contains(m.identity()), false, false);
     return State.SWEEP;
   }
 
@@ -254,6 +301,7 @@ final class Termination {
       escapees.merge(escapee.identity(), escapee, TreeMember::foundAlsoBy);
     }
     last = view;
+    confirmedEmpty = withCookie && view.isEmpty(); // nothing by any means: nothing to sweep
     return view;
   }
 
@@ -263,17 +311,22 @@ final class Termination {
    *
    * @param stopOnInterrupt whether an interrupt ends the wait early (the grace: an interrupted
    *     caller wants the tree gone sooner, so it goes straight to SIGKILL)
+   * @param cookieFirst whether the first poll also searches by cookie (escapees found early)
    */
   private boolean awaitGone(
-      long deadline, Signal signal, Predicate<TreeMember> needsSignal, boolean stopOnInterrupt) {
+      long deadline,
+      Signal signal,
+      Predicate<TreeMember> needsSignal,
+      boolean stopOnInterrupt,
+      boolean cookieFirst) {
     Backoff backoff = new Backoff(FIRST_POLL, MAX_POLL);
-    boolean withCookie = signal == Signal.TERM; // once: escapees found by cookie get TERM early
+    boolean withCookie = cookieFirst;
     while (true) {
       TreeView view = observe(withCookie);
-      withCookie = false;
       if (view.isEmpty()) {
         return true;
       }
+      withCookie = false;
       List<TreeMember> newcomers = view.all().stream().filter(needsSignal).toList();
       if (!newcomers.isEmpty()) {
         signal(newcomers, signal, signal == Signal.KILL);
@@ -286,6 +339,21 @@ final class Termination {
         return false;
       }
       sleep(delay);
+      if (System.nanoTime() - deadline >= 0) {
+        return false; // no scan past the deadline: the next state acts on what is known
+      }
+    }
+  }
+
+  /** Probes {@code members} by identity every {@link #PROBE_POLL} until none is ours and alive. */
+  private void awaitProbedGone(List<TreeMember> members, long deadline) {
+    List<TreeMember> left = members;
+    while (!left.isEmpty()) {
+      left = left.stream().filter(m -> platform.probe(m.identity()) == Liveness.ALIVE).toList();
+      if (left.isEmpty() || System.nanoTime() - deadline >= 0) {
+        return;
+      }
+      sleep(Math.min(PROBE_POLL.toNanos(), Math.max(0, deadline - System.nanoTime())));
     }
   }
 

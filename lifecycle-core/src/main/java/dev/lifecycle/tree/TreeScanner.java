@@ -22,10 +22,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * parent died and they were re-parented to init.
  */
 final class TreeScanner {
+  private static final String COOKIE = SpawnOptions.COOKIE_VARIABLE;
+
   private final ProcessPlatform platform;
   private final Scope scope;
   private final long selfPid;
   private final Set<ProcessIdentity> known = ConcurrentHashMap.newKeySet();
+  private final Set<ProcessIdentity> cookieKnown = ConcurrentHashMap.newKeySet();
+  private final Set<ProcessIdentity> cookieRead = ConcurrentHashMap.newKeySet();
 
   TreeScanner(ProcessPlatform platform, Scope scope) {
     this.platform = platform;
@@ -43,10 +47,6 @@ final class TreeScanner {
    */
   TreeView scan(boolean withCookie) {
     ProcessTable table = platform.snapshot();
-    Set<Long> cookieCarriers =
-        withCookie && !scope.cookie().isEmpty()
-            ? platform.findByEnvironment(SpawnOptions.COOKIE_VARIABLE, scope.cookie())
-            : Set.of();
     String boot = table.bootId();
     ProcessInfo anchorRow =
         table
@@ -55,6 +55,8 @@ final class TreeScanner {
                 row -> scope.anchor().match(row.identity(boot)) != ProcessIdentity.Match.DIFFERENT)
             .orElse(null);
     boolean pinned = anchorRow != null;
+    Set<Long> cookieCarriers =
+        withCookie && !scope.cookie().isEmpty() ? cookieCarriers(table, anchorRow) : Set.of();
 
     Map<Long, Set<Discovery>> found = new LinkedHashMap<>();
     if (pinned && scope.anchorIsMember()) {
@@ -121,6 +123,38 @@ final class TreeScanner {
       (row.pgid() == scope.groupId() ? members : escapees).add(member);
     }
     return new TreeView(members, escapees);
+  }
+
+  /**
+   * Pids of the table's processes that carry the cookie. Reading environ is the costly part, so it
+   * is read only where it could matter: only descendants of the anchor inherit the cookie, so none
+   * started before it (start times of one table share units); zombies are gone; a process read once
+   * keeps that answer (it inherited the cookie at fork or never will).
+   */
+  private Set<Long> cookieCarriers(ProcessTable table, ProcessInfo anchorRow) {
+    String boot = table.bootId();
+    long notBefore = anchorRow != null ? anchorRow.startTime() : Long.MIN_VALUE;
+    Set<Long> carriers = new HashSet<>();
+    List<Long> unread = new ArrayList<>();
+    List<ProcessIdentity> reading = new ArrayList<>();
+    for (ProcessInfo row : table.all()) {
+      if (row.hasExited() || row.startTime() < notBefore) {
+        continue;
+      }
+      ProcessIdentity identity = row.identity(boot);
+      if (cookieKnown.contains(identity)) {
+        carriers.add(row.pid());
+      } else if (!cookieRead.contains(identity)) {
+        unread.add(row.pid());
+        reading.add(identity);
+      }
+    }
+    for (long pid : platform.findByEnvironment(COOKIE, scope.cookie(), unread)) {
+      carriers.add(pid);
+      table.identity(pid).ifPresent(cookieKnown::add);
+    }
+    cookieRead.addAll(reading);
+    return carriers;
   }
 
   /** This JVM and its ancestors: never part of any tree, whatever they carry. */

@@ -35,6 +35,8 @@ final class LinuxC {
 
   static native int epoll_ctl(int epfd, int op, int fd, Pointer event);
 
+  static native int poll(Pointer fds, long nfds, int timeoutMillis);
+
   static native int epoll_wait(int epfd, Pointer events, int maxEvents, int timeoutMillis);
 
   /** A pidfd (O_CLOEXEC by definition) for {@code pid}, or -1 with errno set. */

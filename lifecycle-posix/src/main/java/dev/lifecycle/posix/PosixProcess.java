@@ -1,6 +1,7 @@
 package dev.lifecycle.posix;
 
 import com.sun.jna.Memory;
+import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.SignalResult;
 import dev.lifecycle.process.SupervisedProcess;
@@ -65,6 +66,28 @@ final class PosixProcess extends SupervisedProcess {
   /** Whether the pid has been released (after which it must never be signalled again). */
   synchronized boolean isReaped() {
     return reaped;
+  }
+
+  /**
+   * This child's liveness from its own state, under its lock so it cannot be reaped meanwhile (its
+   * pid cannot be reused until then); {@code null} when the caller must ask the generic way
+   * (reaped, or no pidfd to check for a zombie).
+   */
+  synchronized Liveness probe() {
+    if (reaped) {
+      return null;
+    }
+    if (exit.isDone()) {
+      return Liveness.GONE; // exited and held unreaped: a zombie
+    }
+    if (LibC.kill(pid, 0) != 0) { // still asked: a child that changed its uid reads EPERM
+      int errno = LibC.errno();
+      return errno == OsConstants.EPERM
+          ? Liveness.ALIVE_NOT_OURS
+          : errno == OsConstants.ESRCH ? Liveness.GONE : null;
+    }
+    int exited = pidfd >= 0 ? Pidfds.exited(pidfd) : -1;
+    return exited < 0 ? null : exited == 1 ? Liveness.GONE : Liveness.ALIVE;
   }
 
   synchronized int pidfd() {

@@ -58,6 +58,27 @@ class ProbeTest {
   }
 
   @Test
+  void aZombieThatIsNotOurChildIsGone() throws Exception {
+    // The grandchild exits and stays a zombie: its parent (exec'ed sleep) never reaps it.
+    SupervisedProcess child =
+        children.spawn(new ProcessBuilder("/bin/sh", "-c", "sleep 0.05 & exec sleep 30"));
+    long[] zombie = {0};
+    assertThat(
+            eventually(
+                5000,
+                () -> {
+                  PLATFORM.snapshot().children(child.pid()).stream()
+                      .filter(ProcessInfo::hasExited)
+                      .forEach(row -> zombie[0] = row.pid());
+                  return zombie[0] > 0;
+                }))
+        .isTrue();
+    assertThat(PLATFORM.probe(zombie[0])).isEqualTo(Liveness.GONE);
+    assertThat(PLATFORM.probe(PLATFORM.identify(zombie[0]).orElseThrow())).isEqualTo(Liveness.GONE);
+    assertThat(PLATFORM.probe(child.pid())).isEqualTo(Liveness.ALIVE);
+  }
+
+  @Test
   void aReusedPidIsNotOurs() throws Exception {
     SupervisedProcess child = children.spawn(new ProcessBuilder("sleep", "30"));
     ProcessIdentity real = child.identity();

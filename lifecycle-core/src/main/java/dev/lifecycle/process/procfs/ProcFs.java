@@ -4,14 +4,12 @@ import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessState;
 import dev.lifecycle.process.ProcessTable;
+import java.io.File;
+import java.io.FileInputStream;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -27,6 +25,7 @@ import java.util.Set;
  */
 public final class ProcFs {
   private static final Path PROC = Path.of("/proc");
+  private static final File PROC_DIR = new File("/proc");
 
   /**
    * USER_HZ, the unit of the tick counts in {@code /proc/<pid>/stat}. The kernel ABI fixes it at
@@ -71,13 +70,17 @@ public final class ProcFs {
     if (pid <= 0) {
       throw new IllegalArgumentException("pid must be positive: " + pid);
     }
-    return Optional.ofNullable(readStat(pid, ByteBuffer.allocate(STAT_BUFFER)));
+    return Optional.ofNullable(readStat(pid, STAT_BYTES.get()));
   }
+
+  // One stat buffer per thread: stat() is on the probe path, a fresh 1 KiB per call showed up.
+  private static final ThreadLocal<byte[]> STAT_BYTES =
+      ThreadLocal.withInitial(() -> new byte[STAT_BUFFER]);
 
   /** The whole process table in one pass over {@code /proc}. */
   public static ProcessTable snapshot() {
     long started = System.nanoTime();
-    ByteBuffer buffer = ByteBuffer.allocate(STAT_BUFFER);
+    byte[] buffer = STAT_BYTES.get();
     List<ProcessInfo> rows = new ArrayList<>(512);
     for (long pid : pids()) {
       ProcessInfo row = readStat(pid, buffer);
@@ -90,16 +93,16 @@ public final class ProcFs {
 
   /** Every numeric entry of {@code /proc}: the pids that existed while the directory was read. */
   public static List<Long> pids() {
-    List<Long> pids = new ArrayList<>(512);
-    try (DirectoryStream<Path> entries = Files.newDirectoryStream(PROC)) {
-      for (Path entry : entries) {
-        long pid = parsePid(entry.getFileName().toString());
-        if (pid > 0) {
-          pids.add(pid);
-        }
+    String[] names = PROC_DIR.list(); // plain names: no Path per entry
+    if (names == null) {
+      throw new IllegalStateException("cannot list /proc");
+    }
+    List<Long> pids = new ArrayList<>(names.length);
+    for (String name : names) {
+      long pid = parsePid(name);
+      if (pid > 0) {
+        pids.add(pid);
       }
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot list /proc", e);
     }
     return pids;
   }
@@ -108,10 +111,18 @@ public final class ProcFs {
    * Pids whose environment holds the exact entry {@code name=value}. Unreadable ones are skipped.
    */
   public static Set<Long> findByEnvironment(String name, String value) {
+    return findByEnvironment(name, value, pids());
+  }
+
+  /**
+   * Like {@link #findByEnvironment(String, String)}, reading only the environments of {@code pids}
+   * (callers that know which processes could carry the entry skip the rest).
+   */
+  public static Set<Long> findByEnvironment(String name, String value, Iterable<Long> pids) {
     byte[] needle = (name + "=" + value).getBytes(StandardCharsets.UTF_8);
     Set<Long> found = new HashSet<>();
-    for (long pid : pids()) {
-      byte[] environ = readAll(PROC.resolve(pid + "/environ"));
+    for (long pid : pids) {
+      byte[] environ = readAll(Path.of("/proc/" + pid + "/environ"));
       if (environ != null && containsEntry(environ, needle)) {
         found.add(pid);
       }
@@ -121,7 +132,7 @@ public final class ProcFs {
 
   /** The command line of a process ({@code /proc/<pid>/cmdline}); empty for kernel threads. */
   public static Optional<List<String>> commandLine(long pid) {
-    byte[] raw = readAll(PROC.resolve(pid + "/cmdline"));
+    byte[] raw = readAll(Path.of("/proc/" + pid + "/cmdline"));
     if (raw == null || raw.length == 0) {
       return Optional.empty();
     }
@@ -205,14 +216,15 @@ public final class ProcFs {
     return new ProcessInfo(pid, ppid, pgid, sid, start, ProcessState.fromCode(state), cpu, command);
   }
 
-  private static ProcessInfo readStat(long pid, ByteBuffer buffer) {
-    Path path = PROC.resolve(Long.toString(pid)).resolve("stat");
-    try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
-      buffer.clear();
-      while (buffer.hasRemaining() && channel.read(buffer) > 0) {
-        // a stat line is far shorter than the buffer; loop only for short reads
+  private static ProcessInfo readStat(long pid, byte[] buffer) {
+    // One string, no Path: FileInputStream opens it directly (cheaper than Path + FileChannel).
+    try (FileInputStream in = new FileInputStream("/proc/" + pid + "/stat")) {
+      int length = 0;
+      int n;
+      while (length < buffer.length && (n = in.read(buffer, length, buffer.length - length)) > 0) {
+        length += n; // a stat line is far shorter than the buffer; loop only for short reads
       }
-      return parseStat(pid, buffer.array(), buffer.position());
+      return parseStat(pid, buffer, length);
     } catch (IOException | SecurityException e) {
       return null; // gone between listing and reading, or never existed
     }

@@ -13,7 +13,13 @@ public enum Liveness {
    * case the recorded process itself is gone, but the pid must still not be signalled.
    */
   ALIVE_NOT_OURS,
-  /** Proven gone: no such process (ESRCH), or it is a zombie that only awaits reaping. */
+  /**
+   * Proven gone: no such process (ESRCH), or it is a zombie that only awaits reaping. A process is
+   * a zombie once its whole thread group has exited: for a moment after SIGKILL a multi-threaded
+   * process (a JVM) shows its main thread as Z in {@code /proc} while other threads still exit and
+   * its file descriptors (a listening socket) stay open; the JNA platform, which asks the pidfd,
+   * still reads that as {@link #ALIVE}.
+   */
   GONE;
 
   /** Whether the process may still be running (anything but {@link #GONE}). */

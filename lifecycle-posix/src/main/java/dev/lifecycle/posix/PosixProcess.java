@@ -137,6 +137,7 @@ final class PosixProcess extends SupervisedProcess {
       }
     }
     exit.complete(value); // outside the lock: waiters wake up and may call reap() at once
+    ExitAwareStreams.releaseAfterExit(stdin, stdout, stderr); // like the JDK: no fd outlives it
     return true;
   }
 

@@ -137,8 +137,8 @@ final class Stdio implements Closeable {
     try {
       stream =
           childReads
-              ? new BufferedOutputStream(new FileOutputStream(path))
-              : new BufferedInputStream(new FileInputStream(path));
+              ? new ExitAwareStreams.Output(new BufferedOutputStream(new FileOutputStream(path)))
+              : new ExitAwareStreams.Input(new BufferedInputStream(new FileInputStream(path)));
     } finally {
       LibC.close(parentEnd);
     }

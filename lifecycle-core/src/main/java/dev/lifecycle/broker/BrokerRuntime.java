@@ -172,6 +172,10 @@ public final class BrokerRuntime implements AutoCloseable {
         throw new IllegalStateException("broker " + name + " already started: " + state);
       }
       state = BrokerState.STARTING;
+      // Until it listens nothing else can end a broker: no idle timer, no client, a gone
+      // spawner. Armed with the state change, so whoever sees STARTING also sees the bound.
+      startupGuard =
+          Guards.arm(startupTimeout, () -> trigger(ShutdownReason.STARTUP_OVERRUN), scheduler);
     }
     if (shutdownHook) {
       Thread h =
@@ -179,9 +183,6 @@ public final class BrokerRuntime implements AutoCloseable {
       Runtime.getRuntime().addShutdownHook(h);
       hook = h;
     }
-    // Until it listens nothing else can end a broker: no idle timer, no client, a gone spawner.
-    startupGuard =
-        Guards.arm(startupTimeout, () -> trigger(ShutdownReason.STARTUP_OVERRUN), scheduler);
     try {
       if (startup != null) {
         startup.start(this);

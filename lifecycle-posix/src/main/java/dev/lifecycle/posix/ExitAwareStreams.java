@@ -40,6 +40,20 @@ final class ExitAwareStreams {
         });
   }
 
+  /** An I/O call made under a stream's lock. */
+  private interface IoCall<T> {
+    T call() throws IOException;
+  }
+
+  private static <T> T locked(ReentrantLock lock, IoCall<T> call) throws IOException {
+    lock.lock();
+    try {
+      return call.call();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** A pipe the parent reads (the child's stdout or stderr). */
   static final class Input extends InputStream {
     private final ReentrantLock lock = new ReentrantLock();
@@ -67,42 +81,27 @@ final class ExitAwareStreams {
 
     @Override
     public int read() throws IOException {
-      lock.lock();
-      try {
-        return in.read();
-      } finally {
-        lock.unlock();
-      }
+      return locked(lock, () -> in.read());
     }
 
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
-      lock.lock();
-      try {
-        return in.read(b, off, len);
-      } finally {
-        lock.unlock();
-      }
+      return locked(lock, () -> in.read(b, off, len));
     }
 
     @Override
     public int available() throws IOException {
-      lock.lock();
-      try {
-        return in.available();
-      } finally {
-        lock.unlock();
-      }
+      return locked(lock, () -> in.available());
     }
 
     @Override
     public void close() throws IOException {
-      lock.lock();
-      try {
-        in.close();
-      } finally {
-        lock.unlock();
-      }
+      locked(
+          lock,
+          () -> {
+            in.close();
+            return null;
+          });
     }
   }
 
@@ -141,42 +140,42 @@ final class ExitAwareStreams {
 
     @Override
     public void write(int b) throws IOException {
-      lock.lock();
-      try {
-        out.write(b);
-      } finally {
-        lock.unlock();
-      }
+      locked(
+          lock,
+          () -> {
+            out.write(b);
+            return null;
+          });
     }
 
     @Override
     public void write(byte[] b, int off, int len) throws IOException {
-      lock.lock();
-      try {
-        out.write(b, off, len);
-      } finally {
-        lock.unlock();
-      }
+      locked(
+          lock,
+          () -> {
+            out.write(b, off, len);
+            return null;
+          });
     }
 
     @Override
     public void flush() throws IOException {
-      lock.lock();
-      try {
-        out.flush();
-      } finally {
-        lock.unlock();
-      }
+      locked(
+          lock,
+          () -> {
+            out.flush();
+            return null;
+          });
     }
 
     @Override
     public void close() throws IOException {
-      lock.lock();
-      try {
-        out.close();
-      } finally {
-        lock.unlock();
-      }
+      locked(
+          lock,
+          () -> {
+            out.close();
+            return null;
+          });
     }
   }
 }

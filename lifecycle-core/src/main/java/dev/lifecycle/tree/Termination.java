@@ -73,6 +73,11 @@ final class Termination {
   private static final Duration FIRST_POLL = Duration.ofMillis(5);
   private static final Duration MAX_POLL = Duration.ofMillis(100);
   private static final int MAX_SWEEP_ROUNDS = 4;
+
+  /** execve lays out a new environment within microseconds; 20 x 5 ms covers a loaded machine. */
+  private static final int SETTLE_ROUNDS = 20;
+
+  private static final long SETTLE_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
   private static final Duration PROBE_POLL = Duration.ofMillis(2);
 
   private final ProcessPlatform platform;
@@ -225,7 +230,7 @@ final class Termination {
         awaitGone(deadline, Signal.KILL, m -> !killed.contains(m.identity()), false, true);
         yield State.SWEEP;
       }
-      case SWEEP -> confirmedEmpty ? State.REAP : sweep();
+      case SWEEP -> confirmedEmpty && !scanner.lastScanUnsettled() ? State.REAP : sweep();
       case REAP -> {
         if (reapLeader != null && platform.probe(scope.anchor()) == Liveness.GONE) {
           reaped = reapLeader.getAsBoolean(); // last: the group id is free from here on
@@ -268,6 +273,14 @@ final class Termination {
    */
   private State sweep() {
     List<TreeMember> alive = observe(true).all();
+    // A descendant caught inside execve carries no readable cookie yet: settle (bounded) before
+    // calling the tree empty, or a setsid daemon born in the last moment would escape.
+    for (int round = 0;
+        alive.isEmpty() && scanner.lastScanUnsettled() && round < SETTLE_ROUNDS;
+        round++) {
+      sleep(SETTLE_PAUSE_NANOS);
+      alive = observe(true).all();
+    }
     if (alive.isEmpty()) {
       return State.REAP;
     }

@@ -5,6 +5,7 @@ import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.ProcessTable;
 import dev.lifecycle.process.SpawnOptions;
+import dev.lifecycle.process.procfs.ProcFs;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -28,8 +29,13 @@ final class TreeScanner {
   private final Scope scope;
   private final long selfPid;
   private final Set<ProcessIdentity> known = ConcurrentHashMap.newKeySet();
+
+  /** The parent of every kernel thread, whose environment is always empty. */
+  private static final long KTHREADD = 2;
+
   private final Set<ProcessIdentity> cookieKnown = ConcurrentHashMap.newKeySet();
   private final Set<ProcessIdentity> cookieRead = ConcurrentHashMap.newKeySet();
+  private volatile boolean unsettled; // the last cookie search met a process mid-execve
 
   TreeScanner(ProcessPlatform platform, Scope scope) {
     this.platform = platform;
@@ -153,8 +159,23 @@ final class TreeScanner {
       carriers.add(pid);
       table.identity(pid).ifPresent(cookieKnown::add);
     }
-    cookieRead.addAll(reading);
+    // A process inside execve shows an empty environment for a moment (the kernel lays the new
+    // one out after switching images): such an answer is not kept, and the scan is unsettled.
+    boolean pending = false;
+    for (ProcessIdentity identity : reading) {
+      if (carriers.contains(identity.pid()) || !ProcFs.hasEmptyEnvironment(identity.pid())) {
+        cookieRead.add(identity);
+      } else if (table.get(identity.pid()).filter(r -> r.ppid() != KTHREADD).isPresent()) {
+        pending = true;
+      }
+    }
+    unsettled = pending;
     return carriers;
+  }
+
+  /** Whether the last cookie search met a process whose environment was not yet laid out. */
+  boolean lastScanUnsettled() {
+    return unsettled;
   }
 
   /** This JVM and its ancestors: never part of any tree, whatever they carry. */

@@ -130,6 +130,15 @@ public final class ProcFs {
     return found;
   }
 
+  /**
+   * Whether the process exists and its environment reads as empty: a kernel thread, or a process
+   * inside execve (for a moment after the image switch the new environment is not laid out yet).
+   */
+  public static boolean hasEmptyEnvironment(long pid) {
+    byte[] environ = readAll(Path.of("/proc/" + pid + "/environ"));
+    return environ != null && environ.length == 0;
+  }
+
   /** The command line of a process ({@code /proc/<pid>/cmdline}); empty for kernel threads. */
   public static Optional<List<String>> commandLine(long pid) {
     byte[] raw = readAll(Path.of("/proc/" + pid + "/cmdline"));

@@ -1,5 +1,6 @@
 package dev.lifecycle.broker;
 
+import dev.lifecycle.Await;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
@@ -69,36 +70,14 @@ final class Reaper {
   }
 
   static boolean isGone(ProcessIdentity identity) {
-    return ProcFs.stat(identity.pid())
-        .map(
-            row ->
-                row.hasExited()
-                    || identity.match(row.identity(ProcFs.bootId()))
-                        == ProcessIdentity.Match.DIFFERENT)
-        .orElse(true);
+    return Await.isGone(identity);
   }
 
   static boolean isGone(long pid) {
     return ProcFs.stat(pid).map(row -> row.hasExited()).orElse(true);
   }
 
-  /**
-   * Polls with a growing pause (2 ms to 50 ms) until {@code done}, or fails after {@code timeout}.
-   */
   static void until(Duration timeout, String what, BooleanSupplier done) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    long pause = 2;
-    while (!done.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within " + timeout + ": " + what);
-      }
-      try {
-        Thread.sleep(pause);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError("interrupted", e);
-      }
-      pause = Math.min(50, pause * 2);
-    }
+    Await.until(timeout, what, done);
   }
 }

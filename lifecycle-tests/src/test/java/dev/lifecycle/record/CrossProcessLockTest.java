@@ -3,6 +3,7 @@ package dev.lifecycle.record;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.lifecycle.Await;
 import dev.lifecycle.probe.Endpoint;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.testkit.NoProcessLeaks;
@@ -101,12 +102,8 @@ class CrossProcessLockTest {
   }
 
   /** Polls the child's descriptor table until it holds {@code file} open, within the deadline. */
-  private static void waitUntilOpen(long pid, Path file) throws InterruptedException {
-    long deadline = System.nanoTime() + DEADLINE.toNanos();
-    while (!holdsOpen(pid, file)) {
-      assertThat(System.nanoTime() - deadline).as("child opened %s", file).isNegative();
-      Thread.sleep(5);
-    }
+  private static void waitUntilOpen(long pid, Path file) {
+    Await.until(DEADLINE, "child opened " + file, () -> holdsOpen(pid, file));
   }
 
   private static boolean holdsOpen(long pid, Path file) {

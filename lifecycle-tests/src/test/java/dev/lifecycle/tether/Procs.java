@@ -1,5 +1,6 @@
 package dev.lifecycle.tether;
 
+import dev.lifecycle.Await;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
@@ -70,34 +71,15 @@ public final class Procs implements AutoCloseable {
 
   /** Gone: no such process, a zombie, or the pid now names another process. */
   public static boolean isGone(ProcessIdentity identity) {
-    return ProcFs.stat(identity.pid())
-        .map(
-            row ->
-                row.hasExited()
-                    || identity.match(row.identity(ProcFs.bootId()))
-                        == ProcessIdentity.Match.DIFFERENT)
-        .orElse(true);
+    return Await.isGone(identity);
   }
 
   public static void awaitAllGone(Duration timeout, Collection<ProcessIdentity> identities) {
-    await(timeout, "all gone: " + identities, () -> identities.stream().allMatch(Procs::isGone));
+    Await.allGone(timeout, identities);
   }
 
   public static void await(Duration timeout, String what, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    long delay = 2;
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within " + timeout + ": " + what);
-      }
-      try {
-        Thread.sleep(delay);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError("interrupted", e);
-      }
-      delay = Math.min(50, delay * 2);
-    }
+    Await.until(timeout, what, condition);
   }
 
   /** Reads one line within {@code timeout} (a daemon reader thread: never blocks the test). */

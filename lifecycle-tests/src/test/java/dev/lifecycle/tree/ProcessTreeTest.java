@@ -2,6 +2,7 @@ package dev.lifecycle.tree;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lifecycle.Await;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.ProcessState;

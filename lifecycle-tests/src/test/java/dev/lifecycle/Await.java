@@ -1,4 +1,4 @@
-package dev.lifecycle.tree;
+package dev.lifecycle;
 
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.procfs.ProcFs;
@@ -6,11 +6,14 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.function.Supplier;
 
-/** Bounded polling for tests: never sleep for a fixed time, never wait without a deadline. */
-final class Await {
+/**
+ * Bounded polling for the cross-module tests: never sleep for a fixed time, never wait without a
+ * deadline. The one poll helper of this module (tree, broker, tether and worker tests share it).
+ */
+public final class Await {
   private Await() {}
 
-  static <T> T until(
+  public static <T> T until(
       Duration timeout, String what, Supplier<T> probe, java.util.function.Predicate<T> done) {
     long deadline = System.nanoTime() + timeout.toNanos();
     long delay = 2;
@@ -26,12 +29,13 @@ final class Await {
     return last;
   }
 
-  static void until(Duration timeout, String what, java.util.function.BooleanSupplier condition) {
+  public static void until(
+      Duration timeout, String what, java.util.function.BooleanSupplier condition) {
     until(timeout, what, condition::getAsBoolean, Boolean::booleanValue);
   }
 
   /** Gone: no such process, a zombie (PID 1 here reaps late), or the pid names another process. */
-  static boolean isGone(ProcessIdentity identity) {
+  public static boolean isGone(ProcessIdentity identity) {
     return ProcFs.stat(identity.pid())
         .map(
             row ->
@@ -41,7 +45,7 @@ final class Await {
         .orElse(true);
   }
 
-  static void allGone(Duration timeout, Collection<ProcessIdentity> identities) {
+  public static void allGone(Duration timeout, Collection<ProcessIdentity> identities) {
     until(
         timeout,
         "processes gone",

@@ -363,13 +363,20 @@ public final class Limit {
     return Objects.hash(duration, requested);
   }
 
+  /**
+   * The limit as a person reads it in a log: {@code "disabled"}; a whole number of the largest unit
+   * that fits, in the parser's own notation ({@code "10m"}, {@code "24h"}, {@code "500ms"}), or of
+   * the next smaller unit when that stays under 1000 ({@code "90m"}, not {@code "1.5h"}); otherwise
+   * a decimal in the largest unit ({@code "1.04 s"}), prefixed with {@code "~"} when rounded to
+   * three decimals. A clamp is always shown: {@code "36500d (clamped from 109500d)"}.
+   */
   @Override
   public String toString() {
     if (duration == null) {
-      return "Limit[disabled]";
+      return "disabled";
     }
     return isClamped()
-        ? "Limit[" + duration + " (clamped from " + requested + ")]"
-        : "Limit[" + duration + "]";
+        ? LimitText.format(duration) + " (clamped from " + LimitText.format(requested) + ")"
+        : LimitText.format(duration);
   }
 }

@@ -24,7 +24,7 @@ class LimitTest {
     assertThat(limit.isEnabled()).isFalse();
     assertThat(limit.isClamped()).isFalse();
     assertThat(limit.asOptional()).isEmpty();
-    assertThat(limit).hasToString("Limit[disabled]");
+    assertThat(limit).hasToString("disabled");
     assertThatThrownBy(limit::duration)
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("disabled");
@@ -48,7 +48,7 @@ class LimitTest {
     assertThat(limit.isClamped()).isFalse();
     assertThat(limit.toNanos()).isEqualTo(300_000_000_000L);
     assertThat(limit.asOptional()).contains(Duration.ofMinutes(5));
-    assertThat(limit).hasToString("Limit[PT5M]");
+    assertThat(limit).hasToString("5m");
     assertThat(limit).isEqualTo(Limit.ofMinutes(5)).hasSameHashCodeAs(Limit.ofSeconds(300));
     assertThat(limit).isNotEqualTo(Limit.ofMinutes(6)).isNotEqualTo(Limit.disabled());
   }
@@ -81,8 +81,56 @@ class LimitTest {
     assertThat(limit.duration()).isEqualTo(Limit.MAX);
     assertThat(limit.isClamped()).isTrue();
     assertThat(limit.requested()).isEqualTo(threeCenturies);
-    assertThat(limit).hasToString("Limit[PT876000H (clamped from PT2628000H)]");
+    assertThat(limit).hasToString("36500d (clamped from 109500d)");
     assertThat(limit).isNotEqualTo(Limit.of(Limit.MAX));
+  }
+
+  @ParameterizedTest(name = "{0} ns reads {1}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "1                      | 1ns",
+        "999                    | 999ns",
+        "250000                 | 250us",
+        "500000000              | 500ms",
+        "1040000000             | 1.04 s",
+        "1041000000             | 1.041 s",
+        "1041500000             | ~1.042 s",
+        "5000000000             | 5s",
+        "90000000000            | 90s",
+        "600000000000           | 10m",
+        "5400000000000          | 90m",
+        "86400000000000         | 1d",
+        "90000000000000         | 25h",
+        "129600000000000        | 36h",
+        "60000000000000000      | ~694.444 d",
+      })
+  void toStringReadsLikeTheParserWritesIt(long nanos, String expected) {
+    assertThat(Limit.of(Duration.ofNanos(nanos))).hasToString(expected);
+  }
+
+  @Test
+  void wholeToStringsParseBackToTheSameLimit() {
+    for (Limit limit :
+        new Limit[] {
+          Limit.ofMillis(500),
+          Limit.ofSeconds(90),
+          Limit.ofMinutes(10),
+          Limit.ofHours(25),
+          Limit.ofDays(30),
+          Limit.of(Duration.ofNanos(7))
+        }) {
+      assertThat(Limit.parse(limit.toString())).as(limit.toString()).isEqualTo(limit);
+    }
+  }
+
+  @Test
+  void toStringOfAClampShowsWhatWasAskedEvenPastDuration() {
+    assertThat(Limit.ofDays(Long.MAX_VALUE).toString())
+        .startsWith("36500d (clamped from ~")
+        .endsWith(" d)");
+    assertThat(Limit.of(Duration.ofSeconds(Long.MAX_VALUE)).toString())
+        .isEqualTo("36500d (clamped from ~106751991167300.646 d)");
   }
 
   @Test
@@ -212,7 +260,7 @@ class LimitTest {
         .contains("environment variable X_MS")
         .contains("\"soon\"")
         .contains("not a number")
-        .contains("Limit[PT10M]");
+        .contains("using 10m");
     for (String text : new String[] {"", "   ", "abc", "-1", "-5", "NaN", "Infinity", "1e3"}) {
       assertThat(Limit.parseOr(text, fallback, "test")).as(text).isEqualTo(fallback);
     }

@@ -1,0 +1,33 @@
+/**
+ * lifecycle: supervise process lifecycles so that nothing a program starts outlives its purpose.
+ *
+ * <p>API packages: {@link dev.lifecycle.time} (limits and guard timers), {@link
+ * dev.lifecycle.process} (the platform SPI and its values), {@link dev.lifecycle.tree} (process
+ * trees and staged termination), {@link dev.lifecycle.record} and {@link dev.lifecycle.probe}
+ * (session records and endpoint probes), {@link dev.lifecycle.broker}, {@link dev.lifecycle.worker}
+ * and {@link dev.lifecycle.tether}. The {@code /proc} reader is exported only to lifecycle's own
+ * modules; the pure-JDK fallback platform is not exported at all.
+ *
+ * <p>The native platform comes from {@code dev.lifecycle.posix} through {@link
+ * dev.lifecycle.process.ProcessPlatformProvider}; without it, {@link
+ * dev.lifecycle.process.ProcessPlatform#get()} falls back to the pure-JDK platform.
+ *
+ * @uses dev.lifecycle.process.ProcessPlatformProvider
+ */
+module dev.lifecycle.core {
+  requires org.slf4j;
+
+  exports dev.lifecycle.broker;
+  exports dev.lifecycle.probe;
+  exports dev.lifecycle.process;
+  exports dev.lifecycle.record;
+  exports dev.lifecycle.tether;
+  exports dev.lifecycle.time;
+  exports dev.lifecycle.tree;
+  exports dev.lifecycle.worker;
+  exports dev.lifecycle.process.procfs to
+      dev.lifecycle.posix,
+      dev.lifecycle.testkit;
+
+  uses dev.lifecycle.process.ProcessPlatformProvider;
+}

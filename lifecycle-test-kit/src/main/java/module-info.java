@@ -1,0 +1,16 @@
+/**
+ * lifecycle's test kit: a JUnit Jupiter extension that fails the test that leaked a process, spin
+ * and exit assertions, the scriptable fixture child, a concurrency harness and container checks
+ * ({@link dev.lifecycle.testkit.container}, which needs the optional Testcontainers dependency).
+ */
+module dev.lifecycle.testkit {
+  requires transitive dev.lifecycle.core;
+  requires transitive org.junit.jupiter.api;
+  requires transitive org.assertj.core;
+  requires dev.lifecycle.posix;
+  requires org.slf4j;
+  requires static testcontainers;
+
+  exports dev.lifecycle.testkit;
+  exports dev.lifecycle.testkit.container;
+}

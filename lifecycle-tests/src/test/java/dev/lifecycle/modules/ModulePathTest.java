@@ -1,0 +1,261 @@
+package dev.lifecycle.modules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.lifecycle.Await;
+import dev.lifecycle.posix.PosixPlatformProvider;
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.testkit.NoProcessLeaks;
+import java.io.File;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The published jars as a user's application sees them, in a JVM of its own: a module that requires
+ * only {@code dev.lifecycle.core} gets the native platform through {@code uses}/{@code provides},
+ * logs through slf4j, cannot reach the internals, and spawns and ends a real tree; the same program
+ * also runs on the class path. On every JDK 17 and 25 found (both required under {@code CI=true}).
+ */
+@NoProcessLeaks
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class ModulePathTest {
+  private static final int[] MAJORS = {17, 25};
+  private static final Duration RUN_BOUND = Duration.ofSeconds(60);
+  private static final String RESTRICTED = "restricted method";
+
+  @TempDir static Path work;
+  private static Path demo;
+  private static List<Path> libraries;
+
+  @BeforeAll
+  static void compileTheDemoModule() throws Exception {
+    libraries =
+        List.of(
+            locationOf(ProcessPlatform.class), // lifecycle-core
+            locationOf(PosixPlatformProvider.class), // lifecycle-posix
+            locationOf(org.slf4j.LoggerFactory.class),
+            locationOf(org.slf4j.simple.SimpleLogger.class),
+            locationOf(com.sun.jna.Native.class));
+    Path sources = work.resolve("src");
+    for (String file : List.of("module-info.java", "demo/Main.java")) {
+      Path target = sources.resolve(file);
+      Files.createDirectories(target.getParent());
+      try (var in = ModulePathTest.class.getResourceAsStream("/modular-demo/" + file)) {
+        Files.copy(in, target);
+      }
+    }
+    demo = work.resolve("demo-classes");
+    JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+    int rc =
+        javac.run(
+            null,
+            null,
+            null,
+            "--release",
+            "17",
+            "--module-path",
+            path(libraries.subList(0, 1), libraries.get(2)),
+            "-d",
+            demo.toString(),
+            sources.resolve("module-info.java").toString(),
+            sources.resolve("demo/Main.java").toString());
+    assertThat(rc).as("javac exit code for the demo module").isZero();
+  }
+
+  static Stream<Arguments> jdksAndPaths() {
+    List<Arguments> cases = new ArrayList<>();
+    for (int major : MAJORS) {
+      for (boolean modulePath : new boolean[] {true, false}) {
+        cases.add(Arguments.of(major, modulePath ? "module path" : "class path"));
+      }
+    }
+    return cases.stream();
+  }
+
+  @ParameterizedTest(name = "JDK {0}, {1}")
+  @MethodSource("jdksAndPaths")
+  void theDemoSpawnsAndEndsATree(int major, String where) throws Exception {
+    Path java = javaOf(major);
+    boolean modulePath = where.equals("module path");
+    List<String> command = new ArrayList<>(List.of(java.toString()));
+    if (modulePath) {
+      command.addAll(
+          List.of(
+              "--enable-native-access=com.sun.jna",
+              "--module-path",
+              path(libraries, demo),
+              "--module",
+              "demo/demo.Main"));
+    } else {
+      command.addAll(
+          List.of("--enable-native-access=ALL-UNNAMED", "-cp", path(libraries, demo), "demo.Main"));
+    }
+    Run run = Run.of(command);
+
+    assertThat(run.exitCode).as(run.toString()).isZero();
+    assertThat(run.stdout)
+        .as(run.toString())
+        .contains("core module: " + (modulePath ? "dev.lifecycle.core" : "unnamed"))
+        .contains("platform: posix")
+        .contains("limit: 90s")
+        .contains("complete: true");
+    if (modulePath) {
+      assertThat(run.stdout)
+          .contains("procfs exported to demo: false")
+          .contains("jdk fallback exported: false");
+    }
+    assertThat(run.stderr)
+        .as("slf4j-simple printed the WARN; no linkage error; no native-access warning")
+        .contains("WARN")
+        .contains("demo value")
+        .doesNotContain("NoClassDefFoundError")
+        .doesNotContainIgnoringCase(RESTRICTED);
+    List<ProcessIdentity> members = run.members();
+    assertThat(members).as(run.toString()).hasSizeGreaterThanOrEqualTo(3);
+    Await.allGone(Duration.ofSeconds(10), members);
+  }
+
+  /** Why the README names the flag: without it JDK 24+ warns about JNA's native access. */
+  @Test
+  void withoutTheFlagJdk25WarnsAboutNativeAccess() throws Exception {
+    Path java = javaOf(25);
+    Run run =
+        Run.of(
+            List.of(
+                java.toString(),
+                "--module-path",
+                path(libraries, demo),
+                "--module",
+                "demo/demo.Main"));
+    assertThat(run.exitCode).as(run.toString()).isZero();
+    assertThat(run.stderr).as(run.toString()).containsIgnoringCase(RESTRICTED);
+    Await.allGone(Duration.ofSeconds(10), run.members());
+  }
+
+  /** One run of the demo JVM, bounded; the JVM is killed if it overruns. */
+  private record Run(int exitCode, String stdout, String stderr) {
+    static Run of(List<String> command) throws IOException, InterruptedException {
+      Path out = Files.createTempFile(work, "out", ".txt");
+      Path err = Files.createTempFile(work, "err", ".txt");
+      Process jvm =
+          new ProcessBuilder(command)
+              .redirectOutput(out.toFile())
+              .redirectError(err.toFile())
+              .start();
+      try {
+        if (!jvm.waitFor(RUN_BOUND.toSeconds(), TimeUnit.SECONDS)) {
+          fail("the demo JVM did not exit within " + RUN_BOUND + ": " + command);
+        }
+      } finally {
+        jvm.destroyForcibly();
+        jvm.waitFor(10, TimeUnit.SECONDS);
+      }
+      return new Run(
+          jvm.exitValue(),
+          Files.readString(out, StandardCharsets.UTF_8),
+          Files.readString(err, StandardCharsets.UTF_8));
+    }
+
+    List<ProcessIdentity> members() {
+      List<ProcessIdentity> members = new ArrayList<>();
+      for (String line : stdout.split("\n")) {
+        if (line.startsWith("member: ")) {
+          String[] f = line.substring(8).trim().split(" ");
+          members.add(
+              new ProcessIdentity(Long.parseLong(f[0]), Long.parseLong(f[1]), ProcFs.bootId()));
+        }
+      }
+      return members;
+    }
+
+    @Override
+    public String toString() {
+      return "exit " + exitCode + "\nstdout:\n" + stdout + "\nstderr:\n" + stderr;
+    }
+  }
+
+  /** The java launcher of an installed JDK {@code major}; missing fails under CI=true. */
+  private static Path javaOf(int major) {
+    Optional<Path> home =
+        jdks().get(major) == null ? Optional.empty() : Optional.of(jdks().get(major));
+    if (home.isEmpty()) {
+      String message = "no JDK " + major + " found (java.home or /usr/lib/jvm)";
+      if ("true".equals(System.getenv("CI"))) {
+        fail(message + ": CI must test the module path on JDK 17 and 25");
+      }
+      org.junit.jupiter.api.Assumptions.abort(message);
+    }
+    return home.get().resolve("bin/java");
+  }
+
+  private static Map<Integer, Path> jdks() {
+    Map<Integer, Path> found = new TreeMap<>();
+    List<Path> homes = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"))));
+    File[] installed = new File("/usr/lib/jvm").listFiles();
+    if (installed != null) {
+      for (File f : installed) {
+        homes.add(f.toPath());
+      }
+    }
+    for (Path home : homes) {
+      majorOf(home).ifPresent(major -> found.putIfAbsent(major, home));
+    }
+    return found;
+  }
+
+  private static Optional<Integer> majorOf(Path home) {
+    Path release = home.resolve("release");
+    if (!Files.isExecutable(home.resolve("bin/java")) || !Files.isRegularFile(release)) {
+      return Optional.empty();
+    }
+    try {
+      for (String line : Files.readAllLines(release)) {
+        if (line.startsWith("JAVA_VERSION=")) {
+          String v = line.substring(13).replace("\"", "");
+          int end = 0;
+          while (end < v.length() && Character.isDigit(v.charAt(end))) {
+            end++;
+          }
+          return end == 0 ? Optional.empty() : Optional.of(Integer.parseInt(v.substring(0, end)));
+        }
+      }
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+    return Optional.empty();
+  }
+
+  private static Path locationOf(Class<?> type) throws URISyntaxException {
+    return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
+  }
+
+  private static String path(List<Path> entries, Path last) {
+    List<String> all = new ArrayList<>();
+    entries.forEach(p -> all.add(p.toString()));
+    all.add(last.toString());
+    return String.join(File.pathSeparator, all);
+  }
+}

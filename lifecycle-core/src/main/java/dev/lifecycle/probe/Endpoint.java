@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.util.Objects;
 
 /**
- * Where a shared helper listens. The text form ({@link #toString()}, {@link #parse(String)}) is
+ * Where a shared helper listens. The text form ({@code toString()}, {@link #parse(String)}) is
  * {@code unix:<absolute path>} or {@code tcp:<host>:<port>} (an IPv6 host in brackets); it is what
  * session records store.
  */

@@ -12,7 +12,13 @@ import java.time.Duration;
 public final class Guards {
   private Guards() {}
 
-  /** {@link #arm(Limit, Runnable, TimerScheduler)} on {@link TimerScheduler#system()}. */
+  /**
+   * {@link #arm(Limit, Runnable, TimerScheduler)} on {@link TimerScheduler#system()}.
+   *
+   * @param limit how long until {@code onExpiry} runs; disabled arms nothing
+   * @param onExpiry what runs when the limit elapses
+   * @return the handle that cancels it; {@link TimerHandle#NONE} for a disabled limit
+   */
   public static TimerHandle arm(Limit limit, Runnable onExpiry) {
     return arm(limit, onExpiry, TimerScheduler.system());
   }
@@ -21,6 +27,11 @@ public final class Guards {
    * Runs {@code onExpiry} once {@code limit} has elapsed, unless cancelled first. A disabled limit
    * schedules nothing at all (a zero delay would fire at once instead of never) and returns {@link
    * TimerHandle#NONE}.
+   *
+   * @param limit how long until {@code onExpiry} runs; disabled arms nothing
+   * @param onExpiry what runs when the limit elapses, on the scheduler's thread
+   * @param scheduler where the timer runs
+   * @return the handle that cancels it; {@link TimerHandle#NONE} for a disabled limit
    */
   public static TimerHandle arm(Limit limit, Runnable onExpiry, TimerScheduler scheduler) {
     requireNonNull(limit, "limit");
@@ -29,7 +40,13 @@ public final class Guards {
     return limit.isEnabled() ? scheduler.schedule(limit.duration(), onExpiry) : TimerHandle.NONE;
   }
 
-  /** {@link #armEscalation(Duration, Runnable, TimerScheduler)} on the system scheduler. */
+  /**
+   * {@link #armEscalation(Duration, Runnable, TimerScheduler)} on the system scheduler.
+   *
+   * @param delay how long until {@code step} runs (zero runs it as soon as possible)
+   * @param step the escalation, e.g. SIGKILL after SIGTERM
+   * @return the handle that cancels it (and releases its keep-alive)
+   */
   public static TimerHandle armEscalation(Duration delay, Runnable step) {
     return armEscalation(delay, step, TimerScheduler.system());
   }
@@ -39,6 +56,10 @@ public final class Guards {
    * by running out of non-daemon threads before the step ran. The token is released after the step
    * ran (even if it threw) or when the returned handle cancels it.
    *
+   * @param delay how long until {@code step} runs (zero runs it as soon as possible)
+   * @param step the escalation, e.g. SIGKILL after SIGTERM
+   * @param scheduler where the timer runs
+   * @return the handle that cancels it (and releases its keep-alive)
    * @throws IllegalArgumentException if {@code delay} is negative
    */
   public static TimerHandle armEscalation(Duration delay, Runnable step, TimerScheduler scheduler) {

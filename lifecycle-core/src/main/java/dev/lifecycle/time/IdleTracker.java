@@ -41,6 +41,11 @@ public final class IdleTracker implements AutoCloseable {
     }
   }
 
+  /**
+   * Starts building a tracker.
+   *
+   * @return a builder; {@code timeout} and {@code onIdle} are required
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -48,6 +53,8 @@ public final class IdleTracker implements AutoCloseable {
   /**
    * Marks the start of activity: cancels a pending idle timer. Leases acquired after {@link
    * #close()} still count but never arm anything.
+   *
+   * @return the lease; closing it ends this unit of activity
    */
   public Lease acquire() {
     synchronized (lock) {
@@ -102,14 +109,22 @@ public final class IdleTracker implements AutoCloseable {
     }
   }
 
-  /** Leases currently open (diagnostics). */
+  /**
+   * Leases currently open (diagnostics).
+   *
+   * @return how many leases are open now
+   */
   public int activeLeases() {
     synchronized (lock) {
       return leases;
     }
   }
 
-  /** Whether the idle timer is pending (diagnostics). */
+  /**
+   * Whether the idle timer is pending (diagnostics).
+   *
+   * @return true while the idle timer waits to fire
+   */
   public boolean isIdleTimerArmed() {
     synchronized (lock) {
       return timer.isArmed();
@@ -146,6 +161,7 @@ public final class IdleTracker implements AutoCloseable {
 
     private Lease() {}
 
+    /** Ends this unit of activity; when it was the last open lease, the idle timer is armed. */
     @Override
     public void close() {
       if (closed.compareAndSet(false, true)) {
@@ -153,6 +169,11 @@ public final class IdleTracker implements AutoCloseable {
       }
     }
 
+    /**
+     * Whether this lease still counts as activity.
+     *
+     * @return true until {@link #close()}
+     */
     public boolean isOpen() {
       return !closed.get();
     }
@@ -166,22 +187,44 @@ public final class IdleTracker implements AutoCloseable {
 
     private Builder() {}
 
+    /**
+     * How long without any open lease counts as idle.
+     *
+     * @param timeout the idle timeout; disabled never fires
+     * @return this builder
+     */
     public Builder timeout(Limit timeout) {
       this.timeout = requireNonNull(timeout, "timeout");
       return this;
     }
 
+    /**
+     * Where the idle timer runs (default {@link TimerScheduler#system()}).
+     *
+     * @param scheduler the scheduler, e.g. a virtual-time one in tests
+     * @return this builder
+     */
     public Builder scheduler(TimerScheduler scheduler) {
       this.scheduler = requireNonNull(scheduler, "scheduler");
       return this;
     }
 
+    /**
+     * What runs when the tracker has been idle for the timeout.
+     *
+     * @param onIdle the callback, run on the scheduler's thread; a failure is logged
+     * @return this builder
+     */
     public Builder onIdle(Runnable onIdle) {
       this.onIdle = requireNonNull(onIdle, "onIdle");
       return this;
     }
 
-    /** Builds the tracker and arms its idle timer, as no lease is open yet. */
+    /**
+     * Builds the tracker and arms its idle timer, as no lease is open yet.
+     *
+     * @return the tracker
+     */
     public IdleTracker build() {
       return new IdleTracker(this);
     }

@@ -20,7 +20,11 @@ public final class KeepAlive implements AutoCloseable {
 
   private KeepAlive() {}
 
-  /** Opens a token; the JVM stays up at least until it is closed. */
+  /**
+   * Opens a token; the JVM stays up at least until it is closed.
+   *
+   * @return the open token
+   */
   public static KeepAlive acquire() {
     synchronized (LOCK) {
       open++;
@@ -57,6 +61,11 @@ public final class KeepAlive implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether this token still keeps the JVM up.
+   *
+   * @return true until {@link #close()}
+   */
   public boolean isOpen() {
     return !closed.get();
   }

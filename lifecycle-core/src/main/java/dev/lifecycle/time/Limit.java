@@ -77,7 +77,11 @@ public final class Limit {
     this.requested = requested;
   }
 
-  /** The disabled limit: guards armed with it never fire. */
+  /**
+   * The disabled limit: guards armed with it never fire.
+   *
+   * @return the one disabled limit
+   */
   public static Limit disabled() {
     return DISABLED;
   }
@@ -85,6 +89,8 @@ public final class Limit {
   /**
    * A limit of {@code duration}: zero means disabled, anything above {@link #MAX} is clamped.
    *
+   * @param duration how long; zero disables
+   * @return the limit, clamped to {@link #MAX} if longer
    * @throws IllegalArgumentException if {@code duration} is negative
    */
   public static Limit of(Duration duration) {
@@ -103,6 +109,9 @@ public final class Limit {
    * A limit of {@code amount} {@code unit}s ({@link ChronoUnit#NANOS} through {@link
    * ChronoUnit#DAYS}); never overflows: amounts beyond {@link #MAX} are clamped.
    *
+   * @param amount how many units; zero disables
+   * @param unit the unit of {@code amount}
+   * @return the limit, clamped to {@link #MAX} if longer
    * @throws IllegalArgumentException if {@code amount} is negative or the unit unsupported
    */
   public static Limit of(long amount, ChronoUnit unit) {
@@ -120,32 +129,80 @@ public final class Limit {
     return of(requested);
   }
 
+  /**
+   * A limit of {@code millis} milliseconds, as by {@link #of(long, ChronoUnit)}.
+   *
+   * @param millis how many milliseconds; zero disables
+   * @return the limit, clamped to {@link #MAX} if longer
+   * @throws IllegalArgumentException if negative
+   */
   public static Limit ofMillis(long millis) {
     return of(millis, MILLIS);
   }
 
+  /**
+   * A limit of {@code seconds} seconds, as by {@link #of(long, ChronoUnit)}.
+   *
+   * @param seconds how many seconds; zero disables
+   * @return the limit, clamped to {@link #MAX} if longer
+   * @throws IllegalArgumentException if negative
+   */
   public static Limit ofSeconds(long seconds) {
     return of(seconds, SECONDS);
   }
 
+  /**
+   * A limit of {@code minutes} minutes, as by {@link #of(long, ChronoUnit)}.
+   *
+   * @param minutes how many minutes; zero disables
+   * @return the limit, clamped to {@link #MAX} if longer
+   * @throws IllegalArgumentException if negative
+   */
   public static Limit ofMinutes(long minutes) {
     return of(minutes, MINUTES);
   }
 
+  /**
+   * A limit of {@code hours} hours, as by {@link #of(long, ChronoUnit)}.
+   *
+   * @param hours how many hours; zero disables
+   * @return the limit, clamped to {@link #MAX} if longer
+   * @throws IllegalArgumentException if negative
+   */
   public static Limit ofHours(long hours) {
     return of(hours, HOURS);
   }
 
+  /**
+   * A limit of {@code days} days, as by {@link #of(long, ChronoUnit)}.
+   *
+   * @param days how many days; zero disables
+   * @return the limit, clamped to {@link #MAX} if longer
+   * @throws IllegalArgumentException if negative
+   */
   public static Limit ofDays(long days) {
     return of(days, DAYS);
   }
 
-  /** Parses {@code text} strictly; a bare integer is milliseconds. See the class javadoc. */
+  /**
+   * Parses {@code text} strictly; a bare integer is milliseconds. See the class javadoc.
+   *
+   * @param text e.g. {@code 5000}, {@code 500ms}, {@code 10m}, {@code PT5M} or {@code 0}
+   * @return the limit; {@code 0} gives the disabled one
+   * @throws LimitFormatException if the text is not a usable limit
+   */
   public static Limit parse(String text) {
     return parse(text, MILLIS);
   }
 
-  /** Parses {@code text} strictly; a bare integer is in {@code defaultUnit}. */
+  /**
+   * Parses {@code text} strictly; a bare integer is in {@code defaultUnit}.
+   *
+   * @param text e.g. {@code 30}, {@code 500ms}, {@code 10m}, {@code PT5M} or {@code 0}
+   * @param defaultUnit the unit of a bare integer
+   * @return the limit; {@code 0} gives the disabled one
+   * @throws LimitFormatException if the text is not a usable limit
+   */
   public static Limit parse(String text, ChronoUnit defaultUnit) {
     checkUnit(defaultUnit);
     if (text == null) {
@@ -225,6 +282,11 @@ public final class Limit {
    * "environment variable FOO_MS"), the value and the reason. A null {@code text} means "not
    * configured" and returns {@code fallback} silently. Note that unusable text falls back; it never
    * means "disabled": only {@code 0} does.
+   *
+   * @param text the configured text, or null when nothing is configured
+   * @param fallback what to use when {@code text} is null or unusable
+   * @param origin where the text came from, for the warning
+   * @return the parsed limit, or {@code fallback}
    */
   public static Limit parseOr(String text, Limit fallback, String origin) {
     requireNonNull(fallback, "fallback");
@@ -243,6 +305,11 @@ public final class Limit {
    * Resolves a limit from the JVM's system properties and environment, as {@link
    * #fromConfig(String, String, Limit, Function, Function)} with {@link System#getProperty} and
    * {@link System#getenv}.
+   *
+   * @param systemProperty the system property to read, or null to skip it
+   * @param environmentVariable the environment variable to read, or null to skip it
+   * @param programmaticDefault what to use when neither source gives a usable value
+   * @return the resolved limit
    */
   public static Limit fromConfig(
       String systemProperty, String environmentVariable, Limit programmaticDefault) {
@@ -261,8 +328,12 @@ public final class Limit {
    * #parse(String)} grammar (bare integers are milliseconds). An unusable value is logged as a WARN
    * and the next source down is used, so a typo never disables a guard.
    *
+   * @param systemProperty the system property to read, or null to skip it
+   * @param environmentVariable the environment variable to read, or null to skip it
+   * @param programmaticDefault what to use when neither source gives a usable value
    * @param systemProperties looks up a system property by name (null when absent)
    * @param environment looks up an environment variable by name (null when absent)
+   * @return the resolved limit
    */
   public static Limit fromConfig(
       String systemProperty,
@@ -287,6 +358,11 @@ public final class Limit {
     return limit;
   }
 
+  /**
+   * Whether this limit ever fires.
+   *
+   * @return true for a positive duration, false when disabled
+   */
   public boolean isEnabled() {
     return duration != null;
   }
@@ -294,6 +370,7 @@ public final class Limit {
   /**
    * The effective duration, at most {@link #MAX}.
    *
+   * @return the duration after clamping
    * @throws IllegalStateException if disabled
    */
   public Duration duration() {
@@ -304,6 +381,7 @@ public final class Limit {
   /**
    * The effective duration in nanoseconds; cannot overflow, since it is at most {@link #MAX}.
    *
+   * @return the duration after clamping, in nanoseconds
    * @throws IllegalStateException if disabled: there is deliberately no "0 means disabled" number,
    *     because a zero delay handed to a scheduler fires at once instead of never
    */
@@ -312,12 +390,20 @@ public final class Limit {
     return duration.toNanos();
   }
 
-  /** The effective duration, or empty when disabled. */
+  /**
+   * The effective duration, if enabled.
+   *
+   * @return the duration after clamping, or empty when disabled
+   */
   public Optional<Duration> asOptional() {
     return Optional.ofNullable(duration);
   }
 
-  /** Whether the requested duration exceeded {@link #MAX} and was clamped to it. */
+  /**
+   * Whether the requested duration exceeded {@link #MAX} and was clamped to it.
+   *
+   * @return true when {@link #duration()} is shorter than {@link #requested()}
+   */
   public boolean isClamped() {
     return duration != null && !duration.equals(requested);
   }
@@ -326,6 +412,7 @@ public final class Limit {
    * The duration as requested before clamping (the longest {@link Duration} if the request did not
    * even fit one).
    *
+   * @return the requested duration
    * @throws IllegalStateException if disabled
    */
   public Duration requested() {

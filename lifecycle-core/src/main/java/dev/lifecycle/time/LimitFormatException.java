@@ -4,7 +4,10 @@ package dev.lifecycle.time;
 public final class LimitFormatException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;
 
+  /** The text as given, or null. */
   private final String input;
+
+  /** Why it was rejected. */
   private final String reason;
 
   LimitFormatException(String input, String reason) {
@@ -13,12 +16,20 @@ public final class LimitFormatException extends IllegalArgumentException {
     this.reason = reason;
   }
 
-  /** The text as given (not stripped), or null. */
+  /**
+   * The rejected text.
+   *
+   * @return the text as given (not stripped), or null when there was none
+   */
   public String input() {
     return input;
   }
 
-  /** Why it was rejected, without the input. */
+  /**
+   * Why the text was rejected.
+   *
+   * @return the reason, without the input
+   */
   public String reason() {
     return reason;
   }

@@ -13,7 +13,11 @@ public interface TimerHandle {
    */
   boolean cancel();
 
-  /** Whether the task is still waiting to run: neither started nor cancelled. */
+  /**
+   * Whether the task is still waiting to run.
+   *
+   * @return true while neither started nor cancelled
+   */
   boolean isArmed();
 }
 

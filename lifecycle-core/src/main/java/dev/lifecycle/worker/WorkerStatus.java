@@ -5,7 +5,9 @@ package dev.lifecycle.worker;
  * of the three terminal states; nothing moves a terminal status.
  */
 public enum WorkerStatus {
-  /** The job is running (or its owner died without recording an end: see {@link JobState}). */
+  /**
+   * The job is running (or its owner died without recording an end: see {@link JobFile.JobState}).
+   */
   RUNNING,
   /** The job returned normally before its ceiling. */
   COMPLETED,

@@ -63,6 +63,7 @@ public final class PosixPlatform implements ProcessPlatform {
   /**
    * The platform of this JVM, created on first use.
    *
+   * @return the one instance
    * @throws UnsupportedOperationException when not on Linux or macOS or libc cannot be bound, with
    *     the reason
    */
@@ -97,7 +98,11 @@ public final class PosixPlatform implements ProcessPlatform {
     }
   }
 
-  /** A multi-line report of what was detected, for logs and bug reports. */
+  /**
+   * What was detected, for logs and bug reports.
+   *
+   * @return a multi-line report: platform, capabilities and probed details
+   */
   public String describe() {
     StringBuilder text = new StringBuilder("lifecycle-posix ").append(capabilities.platform());
     text.append("\n  newSession=").append(capabilities.newSession());
@@ -110,7 +115,11 @@ public final class PosixPlatform implements ProcessPlatform {
     return text.toString();
   }
 
-  /** Prints {@link #describe()}: {@code java -cp ... dev.lifecycle.posix.PosixPlatform}. */
+  /**
+   * Prints {@link #describe()}: {@code java -cp ... dev.lifecycle.posix.PosixPlatform}.
+   *
+   * @param args ignored
+   */
   public static void main(String[] args) {
     System.out.println(create().describe());
   }

@@ -5,7 +5,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import org.junit.jupiter.api.Assumptions;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.Container.ExecResult;
 import org.testcontainers.containers.GenericContainer;
@@ -15,8 +18,9 @@ import org.testcontainers.images.builder.ImageFromDockerfile;
 /**
  * Runs a program as PID 1 in a fresh PID namespace (a Docker container) and checks that once it
  * reports it is done, nothing but PID 1 is left and no zombie awaits reaping. Needs the optional
- * {@code org.testcontainers:testcontainers} dependency and a Docker engine; use {@link
- * #dockerAvailable()} in a JUnit assumption so machines without Docker skip, not fail.
+ * {@code org.testcontainers:testcontainers} dependency and a Docker engine; call {@link
+ * #assumeRunnable()} first, so machines without Docker skip, not fail, while a CI run ({@code
+ * CI=true}) without them fails: a container check must not pass by skipping.
  *
  * <p>No image is pulled: the image is built locally {@code FROM scratch} with a statically linked
  * busybox (Debian: {@code apt-get install busybox-static}) copied in, plus any files added with
@@ -55,7 +59,45 @@ public final class ContainerCheck {
     this.settle = b.settle;
   }
 
-  /** Whether a Docker engine answers (Testcontainers' own check). */
+  /**
+   * Skips the calling test (a JUnit assumption) when no Docker engine answers or no static busybox
+   * is at {@link #DEFAULT_BUSYBOX}; when the environment variable {@code CI} is {@code true} it
+   * fails instead, naming what is missing.
+   *
+   * @throws AssertionError under {@code CI=true} when the check cannot run
+   */
+  public static void assumeRunnable() {
+    assumeRunnable(System.getenv(), busyboxAvailable(), dockerAvailable());
+  }
+
+  static void assumeRunnable(Map<String, String> environment, boolean busybox, boolean docker) {
+    Optional<String> missing = missing(busybox, docker);
+    if (missing.isEmpty()) {
+      return;
+    }
+    if ("true".equalsIgnoreCase(environment.get("CI"))) {
+      throw new AssertionError(
+          "container check cannot run and CI=true forbids skipping it: " + missing.get());
+    }
+    Assumptions.assumeTrue(false, "skipped: " + missing.get());
+  }
+
+  private static Optional<String> missing(boolean busybox, boolean docker) {
+    if (!busybox) {
+      return Optional.of(
+          "no static busybox at " + DEFAULT_BUSYBOX + " (apt-get install busybox-static)");
+    }
+    if (!docker) {
+      return Optional.of("no Docker engine answers (.ci/run starts dockerd)");
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Whether a Docker engine answers (Testcontainers' own check).
+   *
+   * @return true when Testcontainers can reach an engine
+   */
   public static boolean dockerAvailable() {
     try {
       return DockerClientFactory.instance().isDockerAvailable();
@@ -64,7 +106,11 @@ public final class ContainerCheck {
     }
   }
 
-  /** Whether a statically linked busybox is where {@link #DEFAULT_BUSYBOX} says. */
+  /**
+   * Whether a statically linked busybox is where {@link #DEFAULT_BUSYBOX} says.
+   *
+   * @return true when that file is executable
+   */
   public static boolean busyboxAvailable() {
     return Files.isExecutable(DEFAULT_BUSYBOX);
   }

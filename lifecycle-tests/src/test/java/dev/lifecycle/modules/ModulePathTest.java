@@ -48,7 +48,9 @@ class ModulePathTest {
 
   @TempDir static Path work;
   private static Path demo;
+  private static Path kitDemo;
   private static List<Path> libraries;
+  private static List<Path> kitLibraries;
 
   @BeforeAll
   static void compileTheDemoModule() throws Exception {
@@ -59,15 +61,30 @@ class ModulePathTest {
             locationOf(org.slf4j.LoggerFactory.class),
             locationOf(org.slf4j.simple.SimpleLogger.class),
             locationOf(com.sun.jna.Native.class));
-    Path sources = work.resolve("src");
-    for (String file : List.of("module-info.java", "demo/Main.java")) {
+    kitLibraries = new ArrayList<>(libraries);
+    kitLibraries.add(locationOf(dev.lifecycle.testkit.FixtureChild.class));
+    kitLibraries.add(locationOf(org.junit.jupiter.api.Test.class));
+    kitLibraries.add(locationOf(org.junit.platform.commons.support.AnnotationSupport.class));
+    kitLibraries.add(locationOf(org.opentest4j.AssertionFailedError.class));
+    kitLibraries.add(locationOf(org.apiguardian.api.API.class));
+    kitLibraries.add(locationOf(org.jspecify.annotations.Nullable.class)); // JUnit 6 reads it
+    kitLibraries.add(locationOf(org.assertj.core.api.Assertions.class));
+    // Only core and slf4j on the compile path: the demo may name nothing else.
+    demo = compile("modular-demo", "demo/Main.java", libraries.subList(0, 1), libraries.get(2));
+    kitDemo = compile("modular-kit-demo", "kitdemo/Main.java", kitLibraries, demo);
+  }
+
+  private static Path compile(String resource, String main, List<Path> modulePath, Path extra)
+      throws IOException {
+    Path sources = work.resolve(resource);
+    for (String file : List.of("module-info.java", main)) {
       Path target = sources.resolve(file);
       Files.createDirectories(target.getParent());
-      try (var in = ModulePathTest.class.getResourceAsStream("/modular-demo/" + file)) {
+      try (var in = ModulePathTest.class.getResourceAsStream("/" + resource + "/" + file)) {
         Files.copy(in, target);
       }
     }
-    demo = work.resolve("demo-classes");
+    Path classes = work.resolve(resource + "-classes");
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     int rc =
         javac.run(
@@ -77,12 +94,13 @@ class ModulePathTest {
             "--release",
             "17",
             "--module-path",
-            path(libraries.subList(0, 1), libraries.get(2)),
+            path(modulePath, extra),
             "-d",
-            demo.toString(),
+            classes.toString(),
             sources.resolve("module-info.java").toString(),
-            sources.resolve("demo/Main.java").toString());
-    assertThat(rc).as("javac exit code for the demo module").isZero();
+            sources.resolve(main).toString());
+    assertThat(rc).as("javac exit code for " + resource).isZero();
+    return classes;
   }
 
   static Stream<Arguments> jdksAndPaths() {
@@ -136,6 +154,35 @@ class ModulePathTest {
     List<ProcessIdentity> members = run.members();
     assertThat(members).as(run.toString()).hasSizeGreaterThanOrEqualTo(3);
     Await.allGone(Duration.ofSeconds(10), members);
+  }
+
+  /**
+   * The test kit as a module: it resolves with JUnit's API and AssertJ (and without the optional
+   * Testcontainers), reads its fixture script from inside its module, and its assertions run.
+   */
+  @ParameterizedTest(name = "JDK {0}")
+  @MethodSource("majors")
+  void theTestKitWorksOnTheModulePath(int major) throws Exception {
+    Run run =
+        Run.of(
+            List.of(
+                javaOf(major).toString(),
+                "--enable-native-access=com.sun.jna",
+                "--module-path",
+                path(kitLibraries, kitDemo),
+                "--module",
+                "kitdemo/kitdemo.Main"));
+    assertThat(run.exitCode).as(run.toString()).isZero();
+    assertThat(run.stdout)
+        .as(run.toString())
+        .contains("kit module: dev.lifecycle.testkit")
+        .contains("fixture said: hello")
+        .contains("kit: ok");
+    assertThat(run.stderr).as(run.toString()).doesNotContainIgnoringCase(RESTRICTED);
+  }
+
+  static Stream<Integer> majors() {
+    return java.util.Arrays.stream(MAJORS).boxed();
   }
 
   /** Why the README names the flag: without it JDK 24+ warns about JNA's native access. */

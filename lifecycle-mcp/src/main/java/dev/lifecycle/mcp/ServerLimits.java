@@ -1,0 +1,46 @@
+package dev.lifecycle.mcp;
+
+import dev.lifecycle.time.Limit;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Per-server limits after which the transport shuts its server down with the {@link ShutdownLadder}
+ * and fails what is pending. An immutable value; thread-safe.
+ *
+ * <p>Every limit is a {@link Limit}: {@code 0} disables it, huge values clamp.
+ *
+ * @param startup from spawn until the server has answered {@code initialize} successfully (default
+ *     {@link #DEFAULT_STARTUP}); covers an {@code npx} that hangs downloading and a server stuck
+ *     before it reads its stdin
+ * @param idle how long no request may be in flight, in either direction, before the server is shut
+ *     down (default disabled); counted from the successful {@code initialize}
+ * @param wallClock the server's whole lifetime from spawn (default disabled)
+ */
+public record ServerLimits(Limit startup, Limit idle, Limit wallClock) {
+
+  /** The broker's startup bound (lifecycle.broker.startupTimeout): 60 s covers a cold npx. */
+  public static final Duration DEFAULT_STARTUP = Duration.ofSeconds(60);
+
+  public ServerLimits {
+    Objects.requireNonNull(startup, "startup");
+    Objects.requireNonNull(idle, "idle");
+    Objects.requireNonNull(wallClock, "wallClock");
+  }
+
+  public static ServerLimits defaults() {
+    return new ServerLimits(Limit.of(DEFAULT_STARTUP), Limit.disabled(), Limit.disabled());
+  }
+
+  public ServerLimits withStartup(Limit value) {
+    return new ServerLimits(value, idle, wallClock);
+  }
+
+  public ServerLimits withIdle(Limit value) {
+    return new ServerLimits(startup, value, wallClock);
+  }
+
+  public ServerLimits withWallClock(Limit value) {
+    return new ServerLimits(startup, idle, value);
+  }
+}

@@ -393,10 +393,13 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
       if (state != State.RUNNING) {
         return Mono.error(notRunning());
       }
+      // Registered under the lock: a shutdown drains (and fails) every request registered before
+      // it, and none can be registered after it.
+      return write(message);
     }
-    return write(message);
   }
 
+  // Called with the lock held, while RUNNING.
   private Mono<Void> write(JSONRPCMessage message) {
     Object requestId = null;
     if (message instanceof JSONRPCRequest request) {
@@ -438,9 +441,10 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
   }
 
   private void failWrite(CompletableFuture<Void> written, Object requestId, Exception e) {
-    // If a shutdown already drained this request, it fails through its error answer instead.
-    if (requestId != null && !inFlight.answered(requestId)) {
-      written.complete(null);
+    // A server we cannot write to is gone (or going): shut it down, which drains the request.
+    stop(ShutdownReason.SERVER_EXITED, "writing to the server's stdin failed: " + e, e);
+    if (requestId != null) {
+      written.complete(null); // the request fails through its error answer, which says why
       return;
     }
     McpTransportException failure = notRunning();
@@ -525,6 +529,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
   private CompletableFuture<StdioShutdownReport> stop(
       ShutdownReason reason, String why, Throwable cause) {
     ProcessTree stopping;
+    List<InFlight.Request> pending;
     synchronized (lock) {
       if (state == State.STOPPING) {
         return report.copy();
@@ -547,18 +552,20 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
         return report.copy();
       }
       stopping = tree;
+      pending = inFlight.drainOutgoing();
     }
     // Not a daemon: an escalation under way must finish even if the JVM is exiting.
     Thread thread =
         new Thread(
-            () -> shutdownNow(stopping, reason, why),
+            () -> shutdownNow(stopping, reason, why, pending),
             "lifecycle-mcp-shutdown-" + stopping.leader().pid());
     thread.setDaemon(false);
     thread.start();
     return report.copy();
   }
 
-  private void shutdownNow(ProcessTree stopping, ShutdownReason reason, String why) {
+  private void shutdownNow(
+      ProcessTree stopping, ShutdownReason reason, String why, List<InFlight.Request> pending) {
     try {
       startupGuard.cancel();
       wallClockGuard.cancel();
@@ -566,7 +573,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
       if (reason != ShutdownReason.CLOSED) {
         awaitStderr(); // so the error below carries what the server said before it went
       }
-      failPending();
+      failPending(pending);
       if (reason != ShutdownReason.CLOSED) {
         McpTransportException failure = notRunning();
         LOG.warn("{}", failure.getMessage());
@@ -610,8 +617,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
     }
   }
 
-  private void failPending() {
-    List<InFlight.Request> pending = inFlight.drainOutgoing();
+  private void failPending(List<InFlight.Request> pending) {
     if (pending.isEmpty()) {
       return;
     }

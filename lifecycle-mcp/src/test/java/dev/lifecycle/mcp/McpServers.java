@@ -42,7 +42,8 @@ final class McpServers {
     LINGER("linger.cjs"),
     IGNORE_TERM("ignore-term.cjs"),
     REFUSE_INITIALIZE("refuse-initialize.cjs"),
-    STALL("stall.cjs");
+    STALL("stall.cjs"),
+    NOISY_STDOUT("noisy-stdout.cjs");
 
     final String file;
 

@@ -189,6 +189,34 @@ class SupervisedStdioClientTransportTest {
     client.closeGracefully();
   }
 
+  @Test
+  void aStrayLineAfterTheFirstMessageIsSkippedNotFatal() throws Exception {
+    SupervisedStdioClientTransport transport =
+        SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.NOISY_STDOUT))
+            .build();
+    McpSyncClient client = client(transport);
+    client.initialize();
+    assertThat(client.listTools().tools()).isNotEmpty();
+    assertThat(transport.isRunning()).isTrue();
+    assertThat(client.closeGracefully()).isTrue();
+    assertThat(transport.onShutdown().get(5, TimeUnit.SECONDS).reason())
+        .isEqualTo(ShutdownReason.CLOSED);
+  }
+
+  @Test
+  void aLineOverTheBoundEndsTheServerInsteadOfBufferingIt() throws Exception {
+    SupervisedStdioClientTransport transport =
+        SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.NONE))
+            .maxLineBytes(64) // the initialize answer is a few kB
+            .build();
+    McpSyncClient client = client(transport);
+    assertThatThrownBy(client::initialize).hasStackTraceContaining("longer than 64 bytes");
+    StdioShutdownReport report = transport.onShutdown().get(20, TimeUnit.SECONDS);
+    assertThat(report.reason()).isEqualTo(ShutdownReason.PROTOCOL_ERROR);
+    assertThat(report.isComplete()).isTrue();
+    assertThat(Tagged.alive(tag)).isEmpty();
+  }
+
   private static McpSyncClient client(SupervisedStdioClientTransport transport) {
     return McpClient.sync(transport)
         .requestTimeout(Duration.ofSeconds(30))

@@ -3,6 +3,7 @@ package dev.lifecycle.mcp;
 import dev.lifecycle.time.Limit;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * The MCP stdio shutdown ladder, applied to the server's whole process tree: close the server's
@@ -17,6 +18,11 @@ import java.util.Objects;
  * a few scans; the defaults (2 s + 2 s + 3 s) stay below the 10 s the SDK's {@code
  * McpSyncClient.closeGracefully()} waits.
  *
+ * <p>Configuration: the system properties {@value #STDIN_WAIT_PROPERTY}, {@value
+ * #TERM_GRACE_PROPERTY} and {@value #KILL_VERIFY_PROPERTY}, or the environment variables {@value
+ * #STDIN_WAIT_ENV}, {@value #TERM_GRACE_ENV} and {@value #KILL_VERIFY_ENV}, override the values a
+ * transport is built with ({@link Limit#parse} grammar; an unusable value is logged and ignored).
+ *
  * @param stdinWait how long the tree may take to exit after its stdin reached end-of-file
  * @param termGrace how long the tree may take to exit after SIGTERM
  * @param killVerify how long to wait after SIGKILL before the rest is reported as survivors
@@ -30,6 +36,13 @@ public record ShutdownLadder(Limit stdinWait, Limit termGrace, Limit killVerify)
 
   /** SIGKILLed processes are gone within milliseconds unless in uninterruptible sleep. */
   public static final Duration DEFAULT_KILL_VERIFY = Duration.ofSeconds(3);
+
+  public static final String STDIN_WAIT_PROPERTY = "lifecycle.mcp.stdinWait";
+  public static final String STDIN_WAIT_ENV = "LIFECYCLE_MCP_STDIN_WAIT";
+  public static final String TERM_GRACE_PROPERTY = "lifecycle.mcp.termGrace";
+  public static final String TERM_GRACE_ENV = "LIFECYCLE_MCP_TERM_GRACE";
+  public static final String KILL_VERIFY_PROPERTY = "lifecycle.mcp.killVerify";
+  public static final String KILL_VERIFY_ENV = "LIFECYCLE_MCP_KILL_VERIFY";
 
   public ShutdownLadder {
     Objects.requireNonNull(stdinWait, "stdinWait");
@@ -52,6 +65,20 @@ public record ShutdownLadder(Limit stdinWait, Limit termGrace, Limit killVerify)
 
   public ShutdownLadder withKillVerify(Limit value) {
     return new ShutdownLadder(stdinWait, termGrace, value);
+  }
+
+  /** This ladder with the configured overrides (system properties, then environment) applied. */
+  public ShutdownLadder withConfiguration() {
+    return withConfiguration(System::getProperty, System::getenv);
+  }
+
+  ShutdownLadder withConfiguration(
+      Function<String, String> properties, Function<String, String> environment) {
+    return new ShutdownLadder(
+        Limit.fromConfig(STDIN_WAIT_PROPERTY, STDIN_WAIT_ENV, stdinWait, properties, environment),
+        Limit.fromConfig(TERM_GRACE_PROPERTY, TERM_GRACE_ENV, termGrace, properties, environment),
+        Limit.fromConfig(
+            KILL_VERIFY_PROPERTY, KILL_VERIFY_ENV, killVerify, properties, environment));
   }
 
   /** The longest a close can wait on the ladder's own steps. */

@@ -151,8 +151,8 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
   private SupervisedStdioClientTransport(Builder builder) {
     this.params = builder.params;
     this.mapper = builder.mapper != null ? builder.mapper : McpJsonDefaults.getMapper();
-    this.ladder = builder.ladder;
-    this.limits = builder.limits;
+    this.ladder = builder.ladder.withConfiguration();
+    this.limits = builder.limits.withConfiguration();
     this.directory = builder.directory;
     this.tether = builder.tether;
     this.platform = builder.platform != null ? builder.platform : ProcessPlatform.get();
@@ -497,6 +497,16 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
     return params;
   }
 
+  /** The ladder in effect (the builder's, with configured overrides). */
+  public ShutdownLadder shutdownLadder() {
+    return ladder;
+  }
+
+  /** The limits in effect (the builder's, with configured overrides). */
+  public ServerLimits limits() {
+    return limits;
+  }
+
   /** Whether the server was started and no shutdown has begun. */
   public boolean isRunning() {
     synchronized (lock) {
@@ -718,13 +728,13 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
       return this;
     }
 
-    /** Default {@link ShutdownLadder#defaults()}. */
+    /** Default {@link ShutdownLadder#defaults()}; configured overrides apply on top. */
     public Builder shutdownLadder(ShutdownLadder value) {
       ladder = Objects.requireNonNull(value, "ladder");
       return this;
     }
 
-    /** Default {@link ServerLimits#defaults()}. */
+    /** Default {@link ServerLimits#defaults()}; configured overrides apply on top. */
     public Builder limits(ServerLimits value) {
       limits = Objects.requireNonNull(value, "limits");
       return this;

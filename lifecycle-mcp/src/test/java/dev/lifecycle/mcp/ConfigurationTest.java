@@ -68,6 +68,45 @@ class ConfigurationTest {
   }
 
   @Test
+  void propertiesOverrideEnvironmentWhichOverridesTheBuiltValuesAndTyposAreIgnored() {
+    java.util.Map<String, String> properties =
+        java.util.Map.of(
+            ShutdownLadder.TERM_GRACE_PROPERTY, "500ms", ServerLimits.IDLE_PROPERTY, "0");
+    java.util.Map<String, String> environment =
+        java.util.Map.of(
+            ShutdownLadder.TERM_GRACE_ENV, "9s",
+            ShutdownLadder.STDIN_WAIT_ENV, "1s",
+            ShutdownLadder.KILL_VERIFY_ENV, "soon", // unusable: logged, the built value stays
+            ServerLimits.WALL_CLOCK_ENV, "2h");
+    ShutdownLadder ladder =
+        ShutdownLadder.defaults().withConfiguration(properties::get, environment::get);
+    assertThat(ladder.termGrace().duration()).isEqualTo(Duration.ofMillis(500));
+    assertThat(ladder.stdinWait().duration()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(ladder.killVerify().duration()).isEqualTo(ShutdownLadder.DEFAULT_KILL_VERIFY);
+    ServerLimits limits =
+        ServerLimits.defaults()
+            .withIdle(Limit.ofMinutes(5))
+            .withConfiguration(properties::get, environment::get);
+    assertThat(limits.idle().isEnabled()).isFalse(); // "0" disables
+    assertThat(limits.wallClock().duration()).isEqualTo(Duration.ofHours(2));
+    assertThat(limits.startup().duration()).isEqualTo(ServerLimits.DEFAULT_STARTUP);
+  }
+
+  @Test
+  void aTransportAppliesTheConfigurationOnTopOfItsBuilder() {
+    System.setProperty(ServerLimits.STARTUP_PROPERTY, "7s");
+    try {
+      SupervisedStdioClientTransport transport =
+          SupervisedStdioClientTransport.builder(ServerParameters.builder("true").build())
+              .startupTimeout(Limit.ofSeconds(30))
+              .build();
+      assertThat(transport.limits().startup().duration()).isEqualTo(Duration.ofSeconds(7));
+    } finally {
+      System.clearProperty(ServerLimits.STARTUP_PROPERTY);
+    }
+  }
+
+  @Test
   void theBuilderRejectsNonsense() {
     ServerParameters params = ServerParameters.builder("true").build();
     assertThatThrownBy(() -> SupervisedStdioClientTransport.builder(params).maxLineBytes(0))

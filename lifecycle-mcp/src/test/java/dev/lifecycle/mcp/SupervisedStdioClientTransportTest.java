@@ -8,6 +8,7 @@ import dev.lifecycle.mcp.StdioShutdownReport.Step;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import dev.lifecycle.tether.Tether;
 import dev.lifecycle.time.Limit;
+import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.ServerParameters;
@@ -187,6 +188,28 @@ class SupervisedStdioClientTransportTest {
     assertThat(seen.get().getMessage()).contains("SERVER_EXITED");
     assertThat(Tagged.awaitNone(tag, Duration.ofSeconds(5))).isEmpty();
     client.closeGracefully();
+  }
+
+  @Test
+  void theAsyncClientWorksTheSame() throws Exception {
+    SupervisedStdioClientTransport transport =
+        SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.LINGER)).build();
+    McpAsyncClient client =
+        McpClient.async(transport)
+            .requestTimeout(Duration.ofSeconds(30))
+            .initializationTimeout(Duration.ofSeconds(30))
+            .build();
+    client.initialize().block(Duration.ofSeconds(30));
+    McpSchema.CallToolResult sum =
+        client
+            .callTool(new McpSchema.CallToolRequest("get-sum", Map.of("a", 2, "b", 3)))
+            .block(Duration.ofSeconds(30));
+    assertThat(((McpSchema.TextContent) sum.content().get(0)).text()).contains("5");
+    client.closeGracefully().block(Duration.ofSeconds(15));
+    StdioShutdownReport report = transport.onShutdown().get(1, TimeUnit.SECONDS);
+    assertThat(report.endedBy()).isEqualTo(Step.TERM); // the server outlives EOF: SIGTERM ends it
+    assertThat(StdioLeakComparisonTest.sentSigterm(report)).as("%s", report).isTrue();
+    assertThat(Tagged.alive(tag)).isEmpty();
   }
 
   @Test

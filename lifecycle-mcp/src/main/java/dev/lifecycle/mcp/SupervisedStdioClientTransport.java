@@ -77,6 +77,10 @@ import reactor.core.scheduler.Schedulers;
  * server down with {@link ShutdownReason#PROTOCOL_ERROR} rather than leaving it running). Unlike
  * it, a line that is not JSON-RPC after the first valid message is logged and skipped instead of
  * ending the session.
+ *
+ * <p>Tested on Linux with the JNA platform ({@code lifecycle-posix}) against real servers run
+ * through {@code npx}. On macOS the same code runs with the platform's weaker, untested guarantees
+ * (see the tether's and the tree's documentation); Windows is not supported.
  */
 public final class SupervisedStdioClientTransport implements McpClientTransport {
   /** The SDK's default bound on one line from the server: 16 MiB. */

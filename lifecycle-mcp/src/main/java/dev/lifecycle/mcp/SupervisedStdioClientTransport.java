@@ -268,6 +268,9 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
           .leader()
           .onExit()
           .thenRun(() -> stop(ShutdownReason.SERVER_EXITED, "the server exited", null));
+      if (state != State.RUNNING) { // the server exited already: nothing can be written
+        failEarly();
+      }
       for (Early message : early) {
         Mono.defer(() -> write(message.message()))
             .subscribe(

@@ -213,6 +213,21 @@ class SupervisedStdioClientTransportTest {
   }
 
   @Test
+  void theSdksNonGracefulCloseStillRunsTheWholeLadder() throws Exception {
+    SupervisedStdioClientTransport transport =
+        SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.IGNORE_TERM))
+            .build();
+    McpSyncClient client = client(transport);
+    client.initialize();
+    client.close(); // returns at once; the shutdown runs on a thread of its own
+    StdioShutdownReport report = transport.onShutdown().get(20, TimeUnit.SECONDS);
+    assertThat(report.reason()).isEqualTo(ShutdownReason.CLOSED);
+    assertThat(report.endedBy()).isEqualTo(Step.KILL);
+    assertThat(report.isComplete()).isTrue();
+    assertThat(Tagged.alive(tag)).isEmpty();
+  }
+
+  @Test
   void aStrayLineAfterTheFirstMessageIsSkippedNotFatal() throws Exception {
     SupervisedStdioClientTransport transport =
         SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.NOISY_STDOUT))

@@ -32,9 +32,12 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -94,6 +97,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
 
   private static final Logger LOG = LoggerFactory.getLogger(SupervisedStdioClientTransport.class);
   private static final Duration STDERR_DRAIN = Duration.ofMillis(300);
+  private static final Duration LEADER_EXIT_WAIT = Duration.ofSeconds(1);
   private static final int EXCERPT = 200;
 
   private enum State {
@@ -587,6 +591,9 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
       startupGuard.cancel();
       wallClockGuard.cancel();
       idle.close();
+      if (reason == ShutdownReason.SERVER_EXITED) {
+        awaitExit(stopping); // stdout closes just before the exit: let the error carry the code
+      }
       if (reason != ShutdownReason.CLOSED) {
         awaitStderr(); // so the error below carries what the server said before it went
       }
@@ -620,6 +627,16 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
       message.written().completeExceptionally(new McpTransportException(stoppedText(), stopCause));
     }
     early.clear();
+  }
+
+  private static void awaitExit(ProcessTree stopping) {
+    try {
+      stopping.leader().onExit().get(LEADER_EXIT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      // still running (or unknown): the ladder deals with it, the message just has no exit code
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private void awaitStderr() {

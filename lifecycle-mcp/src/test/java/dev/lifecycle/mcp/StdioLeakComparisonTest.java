@@ -260,7 +260,7 @@ class StdioLeakComparisonTest {
     String name = "6 server prints usage to stdout and exits 1";
     McpClientTransport transport =
         kind.transport(McpServers.everything(tag, Fixture.NONE, "bogus"));
-    McpSyncClient client = client(transport, Duration.ofSeconds(8));
+    McpSyncClient client = client(transport, Duration.ofSeconds(5));
     long start = System.nanoTime();
     Throwable failure = catchThrowable(client::initialize);
     long failMillis = millisSince(start);
@@ -273,7 +273,7 @@ class StdioLeakComparisonTest {
           .hasStackTraceContaining("Unknown transport: bogus");
       assertThat(failMillis)
           .as("fails on the first line, not at the request timeout")
-          .isLessThan(8000);
+          .isLessThan(4000);
       assertThat(report(transport).reason()).isEqualTo(ShutdownReason.CONNECT_FAILED);
       assertThat(left).isEmpty();
     }
@@ -329,12 +329,12 @@ class StdioLeakComparisonTest {
   @ParameterizedTest
   @EnumSource(Kind.class)
   void aServerKilledWhileARequestIsInFlight(Kind kind) throws Exception {
-    String name = "8 server SIGKILLed mid-request (request timeout 10 s)";
+    String name = "8 server SIGKILLed mid-request (request timeout 6 s)";
     McpClientTransport transport = kind.transport(McpServers.everything(tag, Fixture.NONE));
     CountDownLatch progress = new CountDownLatch(1);
     McpSyncClient client =
         McpClient.sync(transport)
-            .requestTimeout(Duration.ofSeconds(10))
+            .requestTimeout(Duration.ofSeconds(6))
             .initializationTimeout(Duration.ofSeconds(30))
             .progressConsumer(p -> progress.countDown())
             .build();
@@ -369,7 +369,7 @@ class StdioLeakComparisonTest {
     assertThat(failure.get()).as("the pending call failed").isNotNull();
     if (kind == Kind.LIFECYCLE) {
       assertThat(failure.get()).hasStackTraceContaining("SERVER_EXITED");
-      assertThat(failMillis).as("fails when the server dies, not at the timeout").isLessThan(5000);
+      assertThat(failMillis).as("fails when the server dies, not at the timeout").isLessThan(3000);
       assertThat(report(transport).reason()).isEqualTo(ShutdownReason.SERVER_EXITED);
       assertThat(left).isEmpty();
     }

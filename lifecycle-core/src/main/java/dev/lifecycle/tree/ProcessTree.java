@@ -138,12 +138,40 @@ public final class ProcessTree implements AutoCloseable {
    */
   public static ProcessTree spawn(
       ProcessPlatform platform, ProcessBuilder builder, TreeOptions options) throws IOException {
-    return spawn(platform, builder, options, SpawnOptions.newCookie());
+    return spawn(platform, builder, options, SpawnOptions.newCookie(), placement -> {});
   }
 
-  /** {@link #spawn(ProcessPlatform, ProcessBuilder, TreeOptions)} with a given cookie. */
-  static ProcessTree spawn(
-      ProcessPlatform platform, ProcessBuilder builder, TreeOptions options, String cookie)
+  /**
+   * {@link #spawn(ProcessPlatform, ProcessBuilder, TreeOptions)}, calling {@code beforeStart} with
+   * the tree's cookie and cgroup after they exist and before the leader is started (and again if
+   * the tree falls back to the SESSION tier). If the hook throws, nothing is started, the cgroup is
+   * removed and the failure is rethrown (as an {@link IOException}).
+   */
+  public static ProcessTree spawn(
+      ProcessPlatform platform,
+      ProcessBuilder builder,
+      TreeOptions options,
+      java.util.function.Consumer<TreePlacement> beforeStart)
+      throws IOException {
+    Objects.requireNonNull(beforeStart, "beforeStart");
+    return spawn(platform, builder, options, SpawnOptions.newCookie(), beforeStart);
+  }
+
+  private static void announce(
+      java.util.function.Consumer<TreePlacement> hook, TreePlacement placement) throws IOException {
+    try {
+      hook.accept(placement);
+    } catch (RuntimeException e) {
+      throw new IOException("not started: the spawn hook failed: " + e.getMessage(), e);
+    }
+  }
+
+  private static ProcessTree spawn(
+      ProcessPlatform platform,
+      ProcessBuilder builder,
+      TreeOptions options,
+      String cookie,
+      java.util.function.Consumer<TreePlacement> beforeStart)
       throws IOException {
     Objects.requireNonNull(platform, "platform");
     Objects.requireNonNull(options, "options");
@@ -164,6 +192,7 @@ public final class ProcessTree implements AutoCloseable {
               + builder.command());
     }
     if (containment.tier() != ContainmentTier.CGROUP) {
+      announce(beforeStart, new TreePlacement(cookie, Optional.empty()));
       return new ProcessTree(
           platform,
           platform.spawn(builder, spawn),
@@ -181,14 +210,20 @@ public final class ProcessTree implements AutoCloseable {
     try {
       own = parent.createChild(OwnedCgroups.newName(platform.self()));
     } catch (IOException e) {
-      return fallBack(platform, builder, options, spawn, containment, text, e);
+      return fallBack(platform, builder, options, spawn, containment, text, e, beforeStart);
+    }
+    try {
+      announce(beforeStart, new TreePlacement(cookie, Optional.of(own)));
+    } catch (IOException e) {
+      removeQuietly(own);
+      throw e;
     }
     SupervisedProcess child;
     try {
       child = platform.spawn(builder, spawn.withCgroup(own));
     } catch (CgroupEntryException e) {
       removeQuietly(own);
-      return fallBack(platform, builder, options, spawn, containment, text, e);
+      return fallBack(platform, builder, options, spawn, containment, text, e, beforeStart);
     } catch (IOException | RuntimeException e) {
       removeQuietly(own);
       throw e;
@@ -212,11 +247,13 @@ public final class ProcessTree implements AutoCloseable {
       SpawnOptions spawn,
       Containment containment,
       String text,
-      IOException why)
+      IOException why,
+      java.util.function.Consumer<TreePlacement> beforeStart)
       throws IOException {
     if (containment.mode() == Containment.Mode.REQUIRE_CGROUP) {
       throw why;
     }
+    announce(beforeStart, new TreePlacement(spawn.treeCookie(), Optional.empty()));
     LOG.warn(
         "tree of {} falls back to SESSION containment: {}", builder.command(), why.getMessage());
     return new ProcessTree(

@@ -201,9 +201,12 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
       builder.environment().putAll(params.getEnv());
       directory.ifPresent(d -> builder.directory(d.toFile()));
       ProcessTree spawned;
+      Tether.BoundTree bound;
       try {
-        spawned = ProcessTree.spawn(platform, builder, treeOptions(ladder));
-      } catch (IOException e) {
+        // Bound before the leader starts: a JVM killed at any moment of the spawn orphans nothing.
+        bound = tether.get().spawn(platform, builder, treeOptions(ladder));
+        spawned = bound.tree();
+      } catch (IOException | RuntimeException e) {
         state = State.STOPPING;
         stopReason = ShutdownReason.CONNECT_FAILED;
         stopWhy = "cannot start MCP server " + command + ": " + e.getMessage();
@@ -238,13 +241,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
       writer =
           Executors.newSingleThreadExecutor(
               r -> daemon(r, "lifecycle-mcp-stdin-" + pid)); // one writer keeps messages in order
-      try {
-        binding = tether.get().bind(spawned);
-      } catch (RuntimeException e) {
-        stop(ShutdownReason.CONNECT_FAILED, "cannot bind the server to the tether", e);
-        failEarly();
-        throw new McpTransportException("cannot bind MCP server " + pid + " to the tether", e);
-      }
+      binding = bound.binding();
       startupGuard =
           Guards.arm(
               limits.startup(),

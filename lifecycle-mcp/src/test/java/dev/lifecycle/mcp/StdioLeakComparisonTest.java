@@ -260,7 +260,7 @@ class StdioLeakComparisonTest {
     String name = "6 server prints usage to stdout and exits 1";
     McpClientTransport transport =
         kind.transport(McpServers.everything(tag, Fixture.NONE, "bogus"));
-    McpSyncClient client = client(transport, Duration.ofSeconds(5));
+    McpSyncClient client = client(transport, Duration.ofSeconds(8));
     long start = System.nanoTime();
     Throwable failure = catchThrowable(client::initialize);
     long failMillis = millisSince(start);
@@ -271,9 +271,11 @@ class StdioLeakComparisonTest {
       assertThat(failure)
           .hasStackTraceContaining("not JSON-RPC: Available transports:")
           .hasStackTraceContaining("Unknown transport: bogus");
-      assertThat(failMillis)
-          .as("fails on the first line, not at the request timeout")
-          .isLessThan(4000);
+      // The first line, not the request timeout, ended it (the time includes npx's start-up,
+      // which alone can take seconds on a loaded machine, so the cause is what is asserted).
+      assertThat(causes(failure))
+          .as("ended by the request timeout")
+          .noneMatch(t -> t instanceof java.util.concurrent.TimeoutException);
       assertThat(report(transport).reason()).isEqualTo(ShutdownReason.CONNECT_FAILED);
       assertThat(left).isEmpty();
     }
@@ -329,12 +331,12 @@ class StdioLeakComparisonTest {
   @ParameterizedTest
   @EnumSource(Kind.class)
   void aServerKilledWhileARequestIsInFlight(Kind kind) throws Exception {
-    String name = "8 server SIGKILLed mid-request (request timeout 6 s)";
+    String name = "8 server SIGKILLed mid-request (request timeout 15 s)";
     McpClientTransport transport = kind.transport(McpServers.everything(tag, Fixture.NONE));
     CountDownLatch progress = new CountDownLatch(1);
     McpSyncClient client =
         McpClient.sync(transport)
-            .requestTimeout(Duration.ofSeconds(6))
+            .requestTimeout(Duration.ofSeconds(15)) // initialize too: npx starts slowly under load
             .initializationTimeout(Duration.ofSeconds(30))
             .progressConsumer(p -> progress.countDown())
             .build();
@@ -399,6 +401,14 @@ class StdioLeakComparisonTest {
             later);
     RESULTS.put(name + " | " + kind, line);
     System.out.printf("%s | %s | %s%n", name, kind, line);
+  }
+
+  private static List<Throwable> causes(Throwable failure) {
+    List<Throwable> chain = new ArrayList<>();
+    for (Throwable t = failure; t != null && !chain.contains(t); t = t.getCause()) {
+      chain.add(t);
+    }
+    return chain;
   }
 
   private static Throwable catchThrowable(Runnable body) {

@@ -55,15 +55,15 @@ class SupervisedStdioClientTransportTest {
   void theIdleTimeoutWaitsForTheRequestInFlightThenShutsTheServerDown() throws Exception {
     SupervisedStdioClientTransport transport =
         SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.NONE))
-            .idleTimeout(Limit.ofSeconds(2))
+            .idleTimeout(Limit.ofSeconds(3))
             .build();
     McpSyncClient client = client(transport);
     client.initialize();
-    // 5 s in flight, over twice the idle timeout: the request's lease holds it off.
+    // 7 s in flight, over twice the idle timeout: the request's lease holds it off.
     McpSchema.CallToolResult result =
         client.callTool(
             new McpSchema.CallToolRequest(
-                "trigger-long-running-operation", Map.of("duration", 5, "steps", 5)));
+                "trigger-long-running-operation", Map.of("duration", 7, "steps", 7)));
     assertThat(((McpSchema.TextContent) result.content().get(0)).text()).contains("completed");
     assertThat(transport.isRunning()).isTrue();
 
@@ -168,7 +168,9 @@ class SupervisedStdioClientTransportTest {
     Duration took = Duration.ofNanos(System.nanoTime() - start);
     StdioShutdownReport report = transport.onShutdown().get(5, TimeUnit.SECONDS);
     assertThat(report.endedBy()).isEqualTo(Step.KILL);
-    assertThat(took).as("no stdin wait, no grace").isLessThan(Duration.ofSeconds(2));
+    assertThat(took)
+        .as("no stdin wait, no grace (the defaults wait 4 s)")
+        .isLessThan(Duration.ofSeconds(3));
     assertThat(Tagged.alive(tag)).isEmpty();
   }
 

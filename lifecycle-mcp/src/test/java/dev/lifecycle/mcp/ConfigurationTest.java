@@ -1,0 +1,128 @@
+package dev.lifecycle.mcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lifecycle.time.Limit;
+import dev.lifecycle.tree.TreeOptions;
+import io.modelcontextprotocol.client.transport.ServerParameters;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** The ladder and limit values: defaults, 0 disables, huge values clamp. No processes. */
+class ConfigurationTest {
+  @Test
+  void theDefaultLadderFitsTheTenSecondsTheSdksSyncCloseWaits() {
+    ShutdownLadder ladder = ShutdownLadder.defaults();
+    assertThat(ladder.stdinWait().duration()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(ladder.termGrace().duration()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(ladder.killVerify().duration()).isEqualTo(Duration.ofSeconds(3));
+    assertThat(ladder.worstCase())
+        .isEqualTo(Duration.ofSeconds(7))
+        .isLessThan(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void disabledStepsWaitZeroAndMapToTheTreeOptions() {
+    ShutdownLadder ladder =
+        new ShutdownLadder(Limit.disabled(), Limit.parse("0"), Limit.ofMillis(250));
+    assertThat(ladder.worstCase()).isEqualTo(Duration.ofMillis(250));
+    TreeOptions options = SupervisedStdioClientTransport.treeOptions(ladder);
+    assertThat(options.grace()).isZero();
+    assertThat(options.escapeeGrace()).isZero();
+    assertThat(options.verifyTimeout()).isEqualTo(Duration.ofMillis(250));
+  }
+
+  @Test
+  void theEscapeeGraceNeverExceedsTheTermGrace() {
+    TreeOptions shortGrace =
+        SupervisedStdioClientTransport.treeOptions(
+            ShutdownLadder.defaults().withTermGrace(Limit.ofMillis(300)));
+    assertThat(shortGrace.escapeeGrace()).isEqualTo(Duration.ofMillis(300));
+    TreeOptions longGrace =
+        SupervisedStdioClientTransport.treeOptions(
+            ShutdownLadder.defaults().withTermGrace(Limit.ofSeconds(30)));
+    assertThat(longGrace.escapeeGrace()).isEqualTo(TreeOptions.DEFAULT_ESCAPEE_GRACE);
+  }
+
+  @Test
+  void hugeValuesClampInsteadOfOverflowing() {
+    ShutdownLadder ladder =
+        ShutdownLadder.defaults()
+            .withTermGrace(Limit.of(Long.MAX_VALUE, java.time.temporal.ChronoUnit.DAYS));
+    assertThat(ladder.termGrace().isClamped()).isTrue();
+    assertThat(SupervisedStdioClientTransport.treeOptions(ladder).grace())
+        .isEqualTo(TreeOptions.MAX); // the tree clamps further; nothing overflows
+    ServerLimits limits = ServerLimits.defaults().withIdle(Limit.parse("100000000d"));
+    assertThat(limits.idle().isClamped()).isTrue();
+    assertThat(limits.idle().duration()).isEqualTo(Limit.MAX);
+  }
+
+  @Test
+  void serverLimitsDefaultToTheBrokersStartupBoundAndNothingElse() {
+    ServerLimits limits = ServerLimits.defaults();
+    assertThat(limits.startup().duration()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(limits.idle().isEnabled()).isFalse();
+    assertThat(limits.wallClock().isEnabled()).isFalse();
+    assertThat(limits.withStartup(Limit.parse("0")).startup().isEnabled()).isFalse();
+  }
+
+  @Test
+  void propertiesOverrideEnvironmentWhichOverridesTheBuiltValuesAndTyposAreIgnored() {
+    java.util.Map<String, String> properties =
+        java.util.Map.of(
+            ShutdownLadder.TERM_GRACE_PROPERTY, "500ms", ServerLimits.IDLE_PROPERTY, "0");
+    java.util.Map<String, String> environment =
+        java.util.Map.of(
+            ShutdownLadder.TERM_GRACE_ENV, "9s",
+            ShutdownLadder.STDIN_WAIT_ENV, "1s",
+            ShutdownLadder.KILL_VERIFY_ENV, "soon", // unusable: logged, the built value stays
+            ServerLimits.WALL_CLOCK_ENV, "2h");
+    ShutdownLadder ladder =
+        ShutdownLadder.defaults().withConfiguration(properties::get, environment::get);
+    assertThat(ladder.termGrace().duration()).isEqualTo(Duration.ofMillis(500));
+    assertThat(ladder.stdinWait().duration()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(ladder.killVerify().duration()).isEqualTo(ShutdownLadder.DEFAULT_KILL_VERIFY);
+    ServerLimits limits =
+        ServerLimits.defaults()
+            .withIdle(Limit.ofMinutes(5))
+            .withConfiguration(properties::get, environment::get);
+    assertThat(limits.idle().isEnabled()).isFalse(); // "0" disables
+    assertThat(limits.wallClock().duration()).isEqualTo(Duration.ofHours(2));
+    assertThat(limits.startup().duration()).isEqualTo(ServerLimits.DEFAULT_STARTUP);
+  }
+
+  @Test
+  void aTransportAppliesTheConfigurationOnTopOfItsBuilder() {
+    System.setProperty(ServerLimits.STARTUP_PROPERTY, "7s");
+    try {
+      SupervisedStdioClientTransport transport =
+          SupervisedStdioClientTransport.builder(ServerParameters.builder("true").build())
+              .startupTimeout(Limit.ofSeconds(30))
+              .build();
+      assertThat(transport.limits().startup().duration()).isEqualTo(Duration.ofSeconds(7));
+    } finally {
+      System.clearProperty(ServerLimits.STARTUP_PROPERTY);
+    }
+  }
+
+  @Test
+  void theBuilderRejectsNonsense() {
+    ServerParameters params = ServerParameters.builder("true").build();
+    assertThatThrownBy(() -> SupervisedStdioClientTransport.builder(params).maxLineBytes(0))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new ShutdownLadder(null, Limit.disabled(), Limit.disabled()))
+        .isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> Limit.parse("-1s")).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void aTransportThatNeverConnectedShutsDownAtOnce() throws Exception {
+    SupervisedStdioClientTransport transport =
+        SupervisedStdioClientTransport.builder(ServerParameters.builder("true").build()).build();
+    StdioShutdownReport report = transport.shutdown().get(1, java.util.concurrent.TimeUnit.SECONDS);
+    assertThat(report.endedBy()).isEqualTo(StdioShutdownReport.Step.NEVER_STARTED);
+    assertThat(report.isComplete()).isTrue();
+    assertThat(transport.isRunning()).isFalse();
+  }
+}

@@ -1,0 +1,265 @@
+package dev.lifecycle.mcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lifecycle.mcp.McpServers.Fixture;
+import dev.lifecycle.mcp.StdioShutdownReport.Step;
+import dev.lifecycle.testkit.NoProcessLeaks;
+import dev.lifecycle.tether.Tether;
+import dev.lifecycle.time.Limit;
+import io.modelcontextprotocol.client.McpAsyncClient;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.ServerParameters;
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpTransportException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The transport's limits, failure paths and ladder settings, each with a real MCP server. */
+@NoProcessLeaks
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class SupervisedStdioClientTransportTest {
+  private String tag;
+
+  @BeforeAll
+  static void serversAndTether() {
+    McpServers.require();
+    Tether.shared(); // before the first baseline: it lives as long as this JVM
+  }
+
+  @BeforeEach
+  void freshTag() {
+    McpServers.require();
+    tag = McpServers.newTag();
+  }
+
+  @AfterEach
+  void killWhatIsLeft() throws InterruptedException {
+    if (tag != null) {
+      assertThat(Tagged.cleanUp(tag)).as("tagged processes left by the test").isZero();
+    }
+  }
+
+  @Test
+  void theIdleTimeoutWaitsForTheRequestInFlightThenShutsTheServerDown() throws Exception {
+    SupervisedStdioClientTransport transport =
+        SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.NONE))
+            .idleTimeout(Limit.ofSeconds(3))
+            .build();
+    McpSyncClient client = client(transport);
+    client.initialize();
+    // 7 s in flight, over twice the idle timeout: the request's lease holds it off.
+    McpSchema.CallToolResult result =
+        client.callTool(
+            new McpSchema.CallToolRequest(
+                "trigger-long-running-operation", Map.of("duration", 7, "steps", 7)));
+    assertThat(((McpSchema.TextContent) result.content().get(0)).text()).contains("completed");
+    assertThat(transport.isRunning()).isTrue();
+
+    StdioShutdownReport report = transport.onShutdown().get(20, TimeUnit.SECONDS);
+    assertThat(report.reason()).isEqualTo(ShutdownReason.IDLE_TIMEOUT);
+    assertThat(report.isComplete()).isTrue();
+    assertThat(Tagged.alive(tag)).isEmpty();
+    assertThatThrownBy(client::listTools).hasStackTraceContaining("IDLE_TIMEOUT");
+    client.closeGracefully();
+  }
+
+  @Test
+  void theWallClockLimitEndsTheServerAndFailsTheRequestInFlight() throws Exception {
+    SupervisedStdioClientTransport transport =
+        SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.NONE))
+            .wallClockLimit(Limit.ofSeconds(4))
+            .build();
+    McpSyncClient client = client(transport);
+    client.initialize();
+    long start = System.nanoTime();
+    assertThatThrownBy(
+            () ->
+                client.callTool(
+                    new McpSchema.CallToolRequest(
+                        "trigger-long-running-operation", Map.of("duration", 60, "steps", 6))))
+        .hasStackTraceContaining("WALL_CLOCK");
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
+    StdioShutdownReport report = transport.onShutdown().get(20, TimeUnit.SECONDS);
+    assertThat(report.reason()).isEqualTo(ShutdownReason.WALL_CLOCK);
+    assertThat(report.isComplete()).isTrue();
+    assertThat(Tagged.alive(tag)).isEmpty();
+    client.closeGracefully();
+  }
+
+  @Test
+  void theStartupBoundReclaimsAServerStuckBeforeItReadsStdin() throws Exception {
+    SupervisedStdioClientTransport transport =
+        SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.STALL))
+            .startupTimeout(Limit.ofMillis(1500))
+            .build();
+    McpSyncClient client = client(transport);
+    long start = System.nanoTime();
+    assertThatThrownBy(client::initialize).hasStackTraceContaining("STARTUP_TIMEOUT");
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .as("the startup bound, not the client's 30 s initialization timeout")
+        .isLessThan(Duration.ofSeconds(15));
+    StdioShutdownReport report = transport.onShutdown().get(20, TimeUnit.SECONDS);
+    assertThat(report.reason()).isEqualTo(ShutdownReason.STARTUP_TIMEOUT);
+    assertThat(report.endedBy()).isEqualTo(Step.TERM); // blocked, not reading: EOF cannot end it
+    assertThat(report.isComplete()).isTrue();
+    assertThat(Tagged.alive(tag)).isEmpty();
+  }
+
+  @Test
+  void npxFailingToFindTheServerFailsInitializeWithNpmsOwnWords() throws Exception {
+    SupervisedStdioClientTransport transport =
+        SupervisedStdioClientTransport.builder(McpServers.missingProgram(tag)).build();
+    McpSyncClient client = client(transport);
+    long start = System.nanoTime();
+    assertThatThrownBy(client::initialize)
+        .hasStackTraceContaining("SERVER_EXITED")
+        .hasStackTraceContaining("npm error"); // npm's own words: its stderr tail
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
+    StdioShutdownReport report = transport.onShutdown().get(20, TimeUnit.SECONDS);
+    assertThat(report.reason()).isEqualTo(ShutdownReason.SERVER_EXITED);
+    assertThat(report.exitCode()).hasValue(1);
+    assertThat(report.cause().orElseThrow()).contains("npm error");
+    assertThat(report.isComplete()).isTrue();
+  }
+
+  @Test
+  void aProgramThatCannotBeStartedFailsConnectAndInitializeWithoutHanging() throws Exception {
+    SupervisedStdioClientTransport transport =
+        new SupervisedStdioClientTransport(
+            ServerParameters.builder("/nonexistent/mcp-server").build(),
+            McpJsonDefaults.getMapper());
+    McpSyncClient client = client(transport);
+    long start = System.nanoTime();
+    assertThatThrownBy(client::initialize).hasStackTraceContaining("cannot start MCP server");
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+    StdioShutdownReport report = transport.onShutdown().get(5, TimeUnit.SECONDS);
+    assertThat(report.endedBy()).isEqualTo(Step.NEVER_STARTED);
+    assertThat(report.reason()).isEqualTo(ShutdownReason.CONNECT_FAILED);
+    assertThat(transport.processTree()).isEmpty();
+    assertThatThrownBy(() -> transport.connect(m -> m).block(Duration.ofSeconds(5)))
+        .isInstanceOf(McpTransportException.class)
+        .hasMessageContaining("shut down");
+  }
+
+  @Test
+  void disabledLadderStepsDoNotWait() throws Exception {
+    ShutdownLadder immediate =
+        ShutdownLadder.defaults().withStdinWait(Limit.disabled()).withTermGrace(Limit.disabled());
+    SupervisedStdioClientTransport transport =
+        SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.IGNORE_TERM))
+            .shutdownLadder(immediate)
+            .build();
+    McpSyncClient client = client(transport);
+    client.initialize();
+    long start = System.nanoTime();
+    assertThat(client.closeGracefully()).isTrue();
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    StdioShutdownReport report = transport.onShutdown().get(5, TimeUnit.SECONDS);
+    assertThat(report.endedBy()).isEqualTo(Step.KILL);
+    assertThat(took)
+        .as("no stdin wait, no grace (the defaults wait 4 s)")
+        .isLessThan(Duration.ofSeconds(3));
+    assertThat(Tagged.alive(tag)).isEmpty();
+  }
+
+  @Test
+  void theServerGoingAwayReachesTheExceptionHandler() throws Exception {
+    SupervisedStdioClientTransport transport =
+        SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.NONE)).build();
+    AtomicReference<Throwable> seen = new AtomicReference<>();
+    McpSyncClient client = client(transport);
+    client.initialize();
+    transport.setExceptionHandler(seen::set); // after the client set its own
+    CompletableFuture<StdioShutdownReport> report = transport.onShutdown();
+    Tagged.kill(Tagged.alive(tag).stream().filter(s -> s.command().startsWith("node ")).toList());
+    assertThat(report.get(20, TimeUnit.SECONDS).reason()).isEqualTo(ShutdownReason.SERVER_EXITED);
+    assertThat(seen.get()).isInstanceOf(McpTransportException.class);
+    assertThat(seen.get().getMessage()).contains("SERVER_EXITED");
+    assertThat(Tagged.awaitNone(tag, Duration.ofSeconds(5))).isEmpty();
+    client.closeGracefully();
+  }
+
+  @Test
+  void theAsyncClientWorksTheSame() throws Exception {
+    SupervisedStdioClientTransport transport =
+        SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.LINGER)).build();
+    McpAsyncClient client =
+        McpClient.async(transport)
+            .requestTimeout(Duration.ofSeconds(30))
+            .initializationTimeout(Duration.ofSeconds(30))
+            .build();
+    client.initialize().block(Duration.ofSeconds(30));
+    McpSchema.CallToolResult sum =
+        client
+            .callTool(new McpSchema.CallToolRequest("get-sum", Map.of("a", 2, "b", 3)))
+            .block(Duration.ofSeconds(30));
+    assertThat(((McpSchema.TextContent) sum.content().get(0)).text()).contains("5");
+    client.closeGracefully().block(Duration.ofSeconds(15));
+    StdioShutdownReport report = transport.onShutdown().get(1, TimeUnit.SECONDS);
+    assertThat(report.endedBy()).isEqualTo(Step.TERM); // the server outlives EOF: SIGTERM ends it
+    assertThat(StdioLeakComparisonTest.sentSigterm(report)).as("%s", report).isTrue();
+    assertThat(Tagged.alive(tag)).isEmpty();
+  }
+
+  @Test
+  void theSdksNonGracefulCloseStillRunsTheWholeLadder() throws Exception {
+    SupervisedStdioClientTransport transport =
+        SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.IGNORE_TERM))
+            .build();
+    McpSyncClient client = client(transport);
+    client.initialize();
+    client.close(); // returns at once; the shutdown runs on a thread of its own
+    StdioShutdownReport report = transport.onShutdown().get(20, TimeUnit.SECONDS);
+    assertThat(report.reason()).isEqualTo(ShutdownReason.CLOSED);
+    assertThat(report.endedBy()).isEqualTo(Step.KILL);
+    assertThat(report.isComplete()).isTrue();
+    assertThat(Tagged.alive(tag)).isEmpty();
+  }
+
+  @Test
+  void aStrayLineAfterTheFirstMessageIsSkippedNotFatal() throws Exception {
+    SupervisedStdioClientTransport transport =
+        SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.NOISY_STDOUT))
+            .build();
+    McpSyncClient client = client(transport);
+    client.initialize();
+    assertThat(client.listTools().tools()).isNotEmpty();
+    assertThat(transport.isRunning()).isTrue();
+    assertThat(client.closeGracefully()).isTrue();
+    assertThat(transport.onShutdown().get(5, TimeUnit.SECONDS).reason())
+        .isEqualTo(ShutdownReason.CLOSED);
+  }
+
+  @Test
+  void aLineOverTheBoundEndsTheServerInsteadOfBufferingIt() throws Exception {
+    SupervisedStdioClientTransport transport =
+        SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.NONE))
+            .maxLineBytes(64) // the initialize answer is a few kB
+            .build();
+    McpSyncClient client = client(transport);
+    assertThatThrownBy(client::initialize).hasStackTraceContaining("longer than 64 bytes");
+    StdioShutdownReport report = transport.onShutdown().get(20, TimeUnit.SECONDS);
+    assertThat(report.reason()).isEqualTo(ShutdownReason.PROTOCOL_ERROR);
+    assertThat(report.isComplete()).isTrue();
+    assertThat(Tagged.alive(tag)).isEmpty();
+  }
+
+  private static McpSyncClient client(SupervisedStdioClientTransport transport) {
+    return McpClient.sync(transport)
+        .requestTimeout(Duration.ofSeconds(30))
+        .initializationTimeout(Duration.ofSeconds(30))
+        .build();
+  }
+}

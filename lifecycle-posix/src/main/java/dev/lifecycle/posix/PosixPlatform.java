@@ -27,9 +27,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * /proc} ({@link ProcFs}).
  *
  * <p>Linux is tested. The macOS paths (SETSID 0x400 with CLOEXEC_DEFAULT, Darwin signal numbers,
- * {@code proc_pidinfo} identities, a waitid thread per child instead of kqueue) are written from
- * the XNU headers and untested; on macOS the process table, environment scan and command lines come
- * from the pure-JDK platform.
+ * {@code proc_pidinfo} identities in the JDK's epoch milliseconds, a waitid thread per child
+ * instead of kqueue) are written from the XNU headers and untested; on macOS the process table
+ * (without groups and sessions), environment scan and command lines come from the pure-JDK
+ * platform. So macOS is refused unless {@value #EXPERIMENTAL_MACOS} is {@code true}.
  *
  * <p>One instance per JVM ({@link #create()}): children, their exit watcher and the pidfds are
  * process-wide state.
@@ -80,6 +81,28 @@ public final class PosixPlatform implements ProcessPlatform {
     return Holder.INSTANCE instanceof PosixPlatform platform && platform.capabilities.newSession();
   }
 
+  /** System property that enables the untested macOS platform. */
+  public static final String EXPERIMENTAL_MACOS = "lifecycle.posix.experimentalMacos";
+
+  /** Environment variable equivalent of {@link #EXPERIMENTAL_MACOS}. */
+  public static final String EXPERIMENTAL_MACOS_VARIABLE = "LIFECYCLE_POSIX_EXPERIMENTAL_MACOS";
+
+  static boolean experimentalMacos() {
+    String value =
+        System.getProperty(EXPERIMENTAL_MACOS, System.getenv(EXPERIMENTAL_MACOS_VARIABLE));
+    return value != null && value.trim().equalsIgnoreCase("true");
+  }
+
+  /** Why {@link #create()} fails here, or empty when it does not. Never throws. */
+  static java.util.Optional<String> unusableReason() {
+    if (Holder.INSTANCE instanceof PosixPlatform platform) {
+      return platform.capabilities.newSession()
+          ? java.util.Optional.empty()
+          : java.util.Optional.of("lifecycle-posix: this libc has no POSIX_SPAWN_SETSID");
+    }
+    return java.util.Optional.of("lifecycle-posix: " + ((Throwable) Holder.INSTANCE).getMessage());
+  }
+
   private static final class Holder {
     static final Object INSTANCE = load();
 
@@ -88,7 +111,16 @@ public final class PosixPlatform implements ProcessPlatform {
         OsConstants os = OsConstants.current();
         if (os == null) {
           return new UnsupportedOperationException(
-              "unsupported OS " + System.getProperty("os.name") + " (Linux and macOS only)");
+              "unsupported OS " + System.getProperty("os.name") + " (Linux only)");
+        }
+        if (!os.isLinux() && !experimentalMacos()) {
+          return new UnsupportedOperationException(
+              "macOS support is experimental and untested (the process table, sessions and"
+                  + " environment cookies of trees are not read natively there); set -D"
+                  + EXPERIMENTAL_MACOS
+                  + "=true or "
+                  + EXPERIMENTAL_MACOS_VARIABLE
+                  + "=true to use it anyway");
         }
         return new PosixPlatform(os);
       } catch (RuntimeException | LinkageError e) {
@@ -118,6 +150,12 @@ public final class PosixPlatform implements ProcessPlatform {
   @Override
   public Capabilities capabilities() {
     return capabilities;
+  }
+
+  /** {@link ProcFs#CLOCK} on Linux; epoch milliseconds on macOS, as the JDK measures them. */
+  @Override
+  public String identityClock() {
+    return os.isLinux() ? ProcFs.CLOCK : "macos-epoch-millis";
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.lifecycle.examples.broker;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -7,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
@@ -34,10 +36,10 @@ final class ClassDataArchive {
     Path archive =
         dir.resolve(
             name + "-" + Runtime.version().version().get(0) + "-" + Runtime.version() + ".jsa");
-    if (!Files.isRegularFile(archive)) {
+    if (!Files.isRegularFile(archive) || isStale(archive)) {
       promoteSettled(dir, archive);
     }
-    if (Files.isRegularFile(archive)) {
+    if (Files.isRegularFile(archive) && !isStale(archive)) {
       return List.of("-XX:SharedArchiveFile=" + archive, "-Xlog:cds=off", "-Xlog:cds+dynamic=off");
     }
     try {
@@ -47,6 +49,37 @@ final class ClassDataArchive {
     }
     Path partial = archive.resolveSibling(archive.getFileName() + "." + UUID.randomUUID() + ".tmp");
     return List.of("-XX:ArchiveClassesAtExit=" + partial, "-Xlog:cds=off", "-Xlog:cds+dynamic=off");
+  }
+
+  /**
+   * Whether a jar of this JVM's class path (or of the {@code lib/} next to it, which a manifest
+   * Class-Path names) is newer than the archive: the JVM would then ignore the archive. A stale
+   * archive is deleted so this spawn trains a new one.
+   */
+  private static boolean isStale(Path archive) {
+    try {
+      long built = Files.getLastModifiedTime(archive).toMillis();
+      for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+        Path jar = Path.of(entry).toAbsolutePath();
+        List<Path> jars = new ArrayList<>(List.of(jar));
+        Path lib = jar.resolveSibling("lib");
+        if (Files.isDirectory(lib)) {
+          try (DirectoryStream<Path> libs = Files.newDirectoryStream(lib, "*.jar")) {
+            libs.forEach(jars::add);
+          }
+        }
+        for (Path candidate : jars) {
+          if (Files.isRegularFile(candidate)
+              && Files.getLastModifiedTime(candidate).toMillis() > built) {
+            Files.deleteIfExists(archive);
+            return true;
+          }
+        }
+      }
+      return false;
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
   }
 
   private static void promoteSettled(Path dir, Path archive) {

@@ -94,6 +94,20 @@ public final class PosixPlatform implements ProcessPlatform {
     return value != null && value.trim().equalsIgnoreCase("true");
   }
 
+  /** Why this platform refuses to run on {@code os}, or empty when it runs there. */
+  static java.util.Optional<String> refusal(OsConstants os, boolean experimental) {
+    if (os.isLinux() || experimental) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(
+        "macOS support is experimental and untested (the process table, sessions and"
+            + " environment cookies of trees are not read natively there); set -D"
+            + EXPERIMENTAL_MACOS
+            + "=true or "
+            + EXPERIMENTAL_MACOS_VARIABLE
+            + "=true to use it anyway");
+  }
+
   /** Why {@link #create()} fails here, or empty when it does not. Never throws. */
   static java.util.Optional<String> unusableReason() {
     if (Holder.INSTANCE instanceof PosixPlatform platform) {
@@ -114,14 +128,9 @@ public final class PosixPlatform implements ProcessPlatform {
           return new UnsupportedOperationException(
               "unsupported OS " + System.getProperty("os.name") + " (Linux only)");
         }
-        if (!os.isLinux() && !experimentalMacos()) {
-          return new UnsupportedOperationException(
-              "macOS support is experimental and untested (the process table, sessions and"
-                  + " environment cookies of trees are not read natively there); set -D"
-                  + EXPERIMENTAL_MACOS
-                  + "=true or "
-                  + EXPERIMENTAL_MACOS_VARIABLE
-                  + "=true to use it anyway");
+        java.util.Optional<String> refused = refusal(os, experimentalMacos());
+        if (refused.isPresent()) {
+          return new UnsupportedOperationException(refused.get());
         }
         return new PosixPlatform(os);
       } catch (RuntimeException | LinkageError e) {

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
-/** macOS time conversions, pure arithmetic: runnable on any OS. */
+/** macOS conversions and the macOS refusal, pure Java: runnable on any OS. */
 class DarwinTimeTest {
 
   @Test
@@ -27,6 +27,19 @@ class DarwinTimeTest {
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> DarwinTime.startMillis(Long.MAX_VALUE, 0))
         .isInstanceOf(ArithmeticException.class);
+  }
+
+  @Test
+  void macosIsRefusedUnlessTheExperimentalSwitchIsSet() {
+    assertThat(PosixPlatform.refusal(OsConstants.DARWIN, false))
+        .hasValueSatisfying(
+            reason ->
+                assertThat(reason)
+                    .contains("experimental and untested")
+                    .contains(PosixPlatform.EXPERIMENTAL_MACOS + "=true")
+                    .contains(PosixPlatform.EXPERIMENTAL_MACOS_VARIABLE));
+    assertThat(PosixPlatform.refusal(OsConstants.DARWIN, true)).isEmpty();
+    assertThat(PosixPlatform.refusal(OsConstants.LINUX, false)).isEmpty();
   }
 
   @Test

@@ -9,7 +9,7 @@
 # ./.m2repo, seeded from ~/.m2) so its SNAPSHOT resolution never touches the shared one.
 set -eu
 BEFORE=$1
-GROUPS=${2:-classes,warm,spawn,cold}
+GROUPS=${2:-classes,warm,spawn,leave,cold}
 ROUNDS=${3:-15}
 REPO=${MAVEN_REPO:-$PWD/.m2repo}
 ./mvnw -B -q -o -Pbenchmarks -pl examples,benchmarks -am package \

@@ -82,7 +82,7 @@ public final class WholeProcessHarness {
   }
 
   /** A measured run: wall and CPU seconds, and the tree close time it printed (or -1). */
-  record Sample(double wall, double cpu, double closeMs) {}
+  record Sample(double wall, double cpu, double closeMs, double exitMs) {}
 
   public static void main(String[] args) throws Exception {
     Set<String> groups = Set.of((args.length > 0 ? args[0] : "warm,spawn,cold").split(","));
@@ -98,6 +98,9 @@ public final class WholeProcessHarness {
       }
       if (groups.contains("spawn")) {
         harness.measure("spawn", harness.spawnRuns(), rounds, false);
+      }
+      if (groups.contains("leave")) {
+        harness.measure("leave", harness.leaveRuns(), rounds, false);
       }
       if (groups.contains("cold")) {
         harness.cold(Math.max(3, rounds / 2));
@@ -170,6 +173,14 @@ public final class WholeProcessHarness {
     return runs;
   }
 
+  private Map<String, Run> leaveRuns() {
+    Map<String, Run> runs = new LinkedHashMap<>();
+    runs.put("ProcessBuilder, child left running", spawnExit(afterCp, "pb-leave"));
+    runs.put("platform before, child left running", spawnExit(beforeCp, "platform-leave"));
+    runs.put("platform after, child left running", spawnExit(afterCp, "platform-leave"));
+    return runs;
+  }
+
   private void measure(String group, Map<String, Run> runs, int rounds, boolean againstHello)
       throws Exception {
     List<String> names = new ArrayList<>(runs.keySet());
@@ -201,6 +212,15 @@ public final class WholeProcessHarness {
           againstHello ? "Hello" : "ProcessBuilder",
           medianWall / refWall,
           medianCpu / refCpu);
+      double[] exit = list.stream().mapToDouble(Sample::exitMs).filter(v -> v >= 0).toArray();
+      if (exit.length > 0) {
+        System.out.printf(
+            Locale.ROOT,
+            "[%s] %-34s exit after main returned %s%n",
+            group,
+            name,
+            Stats.describe(exit, "ms"));
+      }
       double[] close = list.stream().mapToDouble(Sample::closeMs).filter(v -> v >= 0).toArray();
       if (close.length > 0) {
         System.out.printf(
@@ -292,7 +312,8 @@ public final class WholeProcessHarness {
       process.destroyForcibly();
       throw new IllegalStateException("timed out: " + run.command());
     }
-    double wall = (System.nanoTime() - start) / 1e9;
+    long ended = System.nanoTime();
+    double wall = (ended - start) / 1e9;
     double cpu = childrenCpu() - cpuBefore;
     String text = new String(out, StandardCharsets.UTF_8);
     if (process.exitValue() != 0 || !text.contains(run.expect())) {
@@ -300,12 +321,31 @@ public final class WholeProcessHarness {
           "exit " + process.exitValue() + " of " + run.command() + ":\n" + text);
     }
     double close = -1;
+    double exit = -1;
     for (String line : text.split("\n")) {
       if (line.startsWith("close_ns=")) {
         close = Long.parseLong(line.substring(9).trim()) / 1e6;
+      } else if (line.startsWith("end_ns=")) {
+        exit = (ended - Long.parseLong(line.substring(7).trim())) / 1e6;
+      } else if (line.startsWith("left=")) {
+        killLeftChild(Long.parseLong(line.substring(5).trim()));
       }
     }
-    return new Sample(wall, cpu, close);
+    return new Sample(wall, cpu, close, exit);
+  }
+
+  /** Kills the {@code sleep 30} a "leave" program started, by pid (it is ours), and waits. */
+  private static void killLeftChild(long pid) throws InterruptedException {
+    ProcessHandle.of(pid)
+        .filter(h -> h.info().command().map(c -> c.endsWith("sleep")).orElse(false))
+        .ifPresent(ProcessHandle::destroyForcibly);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (ProcFs.stat(pid).map(p -> !p.hasExited()).orElse(false)) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("left child " + pid + " did not end");
+      }
+      Thread.sleep(5);
+    }
   }
 
   private String output(Run run) throws Exception {

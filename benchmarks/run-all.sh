@@ -2,10 +2,15 @@
 # Runs every benchmark and harness of docs/PERFORMANCE.md in sequence and prints the results.
 # Usage (from the repository root):
 #   ./mvnw -q -Pbenchmarks -pl benchmarks -am package -DskipTests && sh benchmarks/run-all.sh
+# With BEFORE=<checkout of an older commit> it also runs benchmarks/whole-process.sh against it.
 set -eu
 JAR=benchmarks/target/benchmarks.jar
 JMH_SUMMARY='^\[table\]|^\[zombie check\]|^Benchmark |^[A-Za-z]+Benchmark\.[A-Za-z]+ +(N/A|[0-9]+) +avgt'
 echo "== machine: nproc $(nproc), kernel $(uname -r), $(java -version 2>&1 | head -2 | tail -1)"
+if [ -n "${BEFORE:-}" ]; then # a checkout of the commit to compare with, see whole-process.sh
+  echo "== whole processes: CLI and spawn-wait-close-exit, before/after"
+  sh benchmarks/whole-process.sh "$BEFORE"
+fi
 echo "== load: $(cat /proc/loadavg)"
 echo "== JMH: spawn, probe, probe alternatives, snapshot"
 java -jar $JAR 'SpawnBenchmark|ProbeBenchmark|ProbeAlternativesBenchmark|SnapshotBenchmark' \
@@ -22,4 +27,8 @@ java -Dorg.slf4j.simpleLogger.log.dev.lifecycle.tree.Termination=debug \
 echo "== idle supervisors"
 java -cp $JAR dev.lifecycle.bench.SupervisorHarness 1000 10 5 baseline,lifecycle,jdk
 java -cp $JAR dev.lifecycle.bench.SupervisorHarness 10000 10 5 lifecycle,jdk
+if [ -n "${BEFORE:-}" ]; then # a checkout of the commit to compare with, see whole-process.sh
+  echo "== whole processes: CLI and spawn-wait-close-exit, before/after"
+  sh benchmarks/whole-process.sh "$BEFORE"
+fi
 echo "== load: $(cat /proc/loadavg)"

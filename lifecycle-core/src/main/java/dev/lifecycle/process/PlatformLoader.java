@@ -1,23 +1,41 @@
 package dev.lifecycle.process;
 
 import dev.lifecycle.process.jdk.JdkPlatform;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.ServiceLoader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Chooses the platform once per JVM (holder idiom: lazy, thread-safe, no locks afterwards). */
+/**
+ * Chooses the platform once per JVM (holder idiom: lazy, thread-safe, no locks afterwards).
+ *
+ * <p>{@link #best()} is a {@link LazyPlatform}: providers are looked up, and native code loaded,
+ * only when something needs more than {@code /proc} can answer (a spawn, a signal, the
+ * capabilities). Under {@link PlatformMode#NATIVE} the choice is made at once so a missing native
+ * platform fails the first {@link ProcessPlatform#get()}.
+ */
 final class PlatformLoader {
   private static final Logger LOG = LoggerFactory.getLogger(PlatformLoader.class);
 
   private PlatformLoader() {}
 
   static ProcessPlatform best() {
-    return Best.INSTANCE;
+    return Best.NATIVE_REQUIRED ? resolved() : Best.LAZY;
   }
 
   static ProcessPlatform jdk() {
     return Jdk.INSTANCE;
+  }
+
+  /** The chosen platform itself (loads it); throws under {@code native} when none is usable. */
+  static ProcessPlatform resolved() {
+    if (Resolved.INSTANCE instanceof ProcessPlatform platform) {
+      return platform;
+    }
+    RuntimeException failure = (RuntimeException) Resolved.INSTANCE;
+    throw new IllegalStateException(failure.getMessage(), failure);
   }
 
   private static final class Jdk {
@@ -25,25 +43,61 @@ final class PlatformLoader {
   }
 
   private static final class Best {
-    static final ProcessPlatform INSTANCE = load();
+    static final boolean NATIVE_REQUIRED = PlatformMode.fromConfig() == PlatformMode.NATIVE;
+    static final ProcessPlatform LAZY = new LazyPlatform();
+  }
 
-    private static ProcessPlatform load() {
-      for (ProcessPlatformProvider provider :
-          ServiceLoader.load(ProcessPlatformProvider.class).stream()
-              .map(ServiceLoader.Provider::get)
-              .sorted(Comparator.comparingInt(ProcessPlatformProvider::priority).reversed())
-              .toList()) {
-        try {
-          if (provider.isSupported()) {
-            ProcessPlatform platform = provider.create();
-            LOG.debug("process platform: {}", platform.capabilities());
-            return platform;
-          }
-        } catch (RuntimeException | LinkageError e) {
-          LOG.warn("process platform {} failed to start; trying the next", provider, e);
-        }
-      }
+  private static final class Resolved {
+    static final Object INSTANCE = choose(PlatformMode.fromConfig());
+  }
+
+  /** The platform for {@code mode}, or the exception that explains why there is none. */
+  static Object choose(PlatformMode mode) {
+    if (mode == PlatformMode.JDK) {
+      LOG.debug("process platform: {} (chosen by {})", jdk(), PlatformMode.PROPERTY);
       return jdk();
+    }
+    List<String> reasons = new ArrayList<>();
+    for (ProcessPlatformProvider provider : providers()) {
+      try {
+        if (provider.isSupported()) {
+          ProcessPlatform platform = provider.create();
+          LOG.debug("process platform: {}", platform.capabilities());
+          return platform;
+        }
+        reasons.add(provider.unsupportedReason());
+      } catch (RuntimeException | LinkageError e) {
+        reasons.add(provider.getClass().getName() + " failed to start: " + e);
+        LOG.debug("process platform {} failed to start", provider, e);
+      }
+    }
+    String why =
+        reasons.isEmpty()
+            ? "no native process platform on the class path (add dev.lifecycle:lifecycle-posix)"
+            : String.join("; ", reasons);
+    if (mode == PlatformMode.NATIVE) {
+      return new IllegalStateException(
+          PlatformMode.PROPERTY + "=native, but no native process platform is usable: " + why);
+    }
+    LOG.warn(
+        "lifecycle is using the pure-JDK process platform, with weaker guarantees (no group"
+            + " signals, sessions only through setsid(1), EPERM invisible): {}. Set {}=jdk to"
+            + " choose it on purpose, or {}=native to fail instead.",
+        why,
+        PlatformMode.PROPERTY,
+        PlatformMode.PROPERTY);
+    return jdk();
+  }
+
+  private static List<ProcessPlatformProvider> providers() {
+    try {
+      return ServiceLoader.load(ProcessPlatformProvider.class).stream()
+          .map(ServiceLoader.Provider::get)
+          .sorted(Comparator.comparingInt(ProcessPlatformProvider::priority).reversed())
+          .toList();
+    } catch (java.util.ServiceConfigurationError e) {
+      LOG.warn("cannot load process platform providers: {}", e.toString());
+      return List.of();
     }
   }
 }

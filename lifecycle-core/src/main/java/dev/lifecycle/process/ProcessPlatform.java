@@ -21,8 +21,20 @@ public interface ProcessPlatform {
 
   /**
    * The best implementation available: the highest-priority supported {@link
-   * ProcessPlatformProvider} found by {@link java.util.ServiceLoader}, else {@link #jdk()}. Chosen
-   * once per JVM.
+   * ProcessPlatformProvider} found by {@link java.util.ServiceLoader}, else {@link #jdk()}, with a
+   * warning that names the reason. Chosen once per JVM, and loaded on first need: on Linux,
+   * identities, probes and the process table are read from {@code /proc} (as every built-in
+   * platform reads them there) until a spawn, a signal or {@link #capabilities()} needs the
+   * platform itself, so a client that only reads records and probes owners loads no native code.
+   *
+   * <p>The system property {@code lifecycle.platform} (or the environment variable {@code
+   * LIFECYCLE_PLATFORM}) selects: {@code auto} (default), {@code native} (a native provider or an
+   * {@link IllegalStateException} from this method: fail fast instead of running with weaker
+   * guarantees; the platform is then loaded at once), {@code jdk} (the fallback on purpose, no
+   * warning).
+   *
+   * @throws IllegalStateException under {@code lifecycle.platform=native} when no native platform
+   *     is usable, with the reason
    */
   static ProcessPlatform get() {
     return PlatformLoader.best();
@@ -35,6 +47,16 @@ public interface ProcessPlatform {
 
   /** What this implementation guarantees on this machine. */
   Capabilities capabilities();
+
+  /**
+   * The name of the clock {@link ProcessIdentity#startTime()} is measured in here: identities
+   * recorded under one clock may be compared by start time only with identities of the same clock
+   * (e.g. a session record written by another process). On Linux every built-in platform reads
+   * {@code /proc} and answers {@code "linux-proc"}. Defaults to {@link Capabilities#platform()}.
+   */
+  default String identityClock() {
+    return capabilities().platform();
+  }
 
   /**
    * Starts {@code builder}'s command as configured (command, environment, directory, redirects,

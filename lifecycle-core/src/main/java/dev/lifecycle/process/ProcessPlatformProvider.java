@@ -15,4 +15,12 @@ public interface ProcessPlatformProvider {
 
   /** Creates the platform; called at most once per JVM by {@link ProcessPlatform#get()}. */
   ProcessPlatform create();
+
+  /**
+   * Why {@link #isSupported()} is false, for the warning logged when a weaker platform is chosen.
+   * Must not throw.
+   */
+  default String unsupportedReason() {
+    return getClass().getName() + " is not supported here";
+  }
 }

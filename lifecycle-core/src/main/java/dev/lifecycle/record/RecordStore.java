@@ -93,6 +93,7 @@ public final class RecordStore {
    *     another user, or accessible to group or others
    */
   public static RecordStore open(Path directory, ProcessPlatform platform) throws IOException {
+    dev.lifecycle.process.PlatformRequirements.requirePosix("RecordStore");
     UserPrincipal user = SafeFiles.currentUser();
     return new RecordStore(
         SafeFiles.ownerOnlyDirectory(directory, user),
@@ -240,7 +241,7 @@ public final class RecordStore {
   private boolean ownerProvenGone(SessionRecord record) {
     // Start times are only comparable on the clock that measured them; otherwise use the pid.
     ProcessIdentity owner =
-        record.identityClock().equals(platform.capabilities().platform())
+        record.identityClock().equals(platform.identityClock())
             ? record.owner()
             : ProcessIdentity.ofPid(record.owner().pid());
     Liveness liveness = platform.probe(owner);

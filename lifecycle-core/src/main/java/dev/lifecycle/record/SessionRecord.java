@@ -73,6 +73,6 @@ public record SessionRecord(
   /** A new generation owned by this JVM, as {@code platform} identifies it. */
   public static SessionRecord newGeneration(
       ProcessPlatform platform, Endpoint endpoint, Map<ArtifactKind, Path> artifacts) {
-    return newGeneration(platform.self(), platform.capabilities().platform(), endpoint, artifacts);
+    return newGeneration(platform.self(), platform.identityClock(), endpoint, artifacts);
   }
 }

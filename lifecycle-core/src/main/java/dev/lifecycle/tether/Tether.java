@@ -351,6 +351,7 @@ public final class Tether implements AutoCloseable {
      * @throws IOException if it cannot be started or does not report ready within 10 s
      */
     public Tether start() throws IOException {
+      dev.lifecycle.process.PlatformRequirements.requirePosix("Tether");
       ProcessPlatform p = platform != null ? platform : ProcessPlatform.get();
       Duration effective =
           Limit.fromConfig(GRACE_PROPERTY, GRACE_ENV, Limit.of(grace))

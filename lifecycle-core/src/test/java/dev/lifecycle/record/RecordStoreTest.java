@@ -77,8 +77,7 @@ class RecordStoreTest {
 
   private SessionRecord recordOf(
       ProcessIdentity owner, Endpoint endpoint, Map<ArtifactKind, Path> artifacts) {
-    return SessionRecord.newGeneration(
-        owner, platform.capabilities().platform(), endpoint, artifacts);
+    return SessionRecord.newGeneration(owner, platform.identityClock(), endpoint, artifacts);
   }
 
   private static String mode(Path path) throws IOException {

@@ -36,14 +36,15 @@ final class DarwinC {
     return read == BSDINFO_SIZE ? Optional.of(info) : Optional.empty();
   }
 
-  /** Identity: start time in microseconds since the epoch, boot id from kern.boottime. */
+  /** Identity: start time in epoch milliseconds (the JDK's unit), boot id from kern.boottime. */
   static Optional<ProcessIdentity> identity(int pid) {
     return bsdInfo(pid)
         .map(
             info ->
                 new ProcessIdentity(
                     pid,
-                    info.getLong(PBI_START_TVSEC) * 1_000_000L + info.getLong(PBI_START_TVUSEC),
+                    DarwinTime.startMillis(
+                        info.getLong(PBI_START_TVSEC), info.getLong(PBI_START_TVUSEC)),
                     bootId()));
   }
 
@@ -58,6 +59,6 @@ final class DarwinC {
     if (sysctlbyname("kern.boottime", timeval, length, null, 0) != 0) {
       return "";
     }
-    return "boottime-" + timeval.getLong(0) + "." + timeval.getInt(8);
+    return DarwinTime.bootId(timeval.getLong(0), timeval.getInt(8));
   }
 }

@@ -25,21 +25,4 @@ final class Pidfds {
     }
     return (fds.getShort(6) & POLLIN) != 0 ? 1 : 0;
   }
-
-  /**
-   * Whether {@code pid} (just seen by {@code kill(pid, 0)}) has exited, by a short-lived pidfd.
-   *
-   * @return 1 exited (or reaped meanwhile), 0 running, -1 when no pidfd could be used
-   */
-  static int exitedByPid(int pid) {
-    int fd = LinuxC.pidfdOpen(pid);
-    if (fd < 0) {
-      return LibC.errno() == OsConstants.ESRCH ? 1 : -1; // EINVAL for a thread id: use /proc
-    }
-    try {
-      return exited(fd);
-    } finally {
-      LibC.close(fd);
-    }
-  }
 }

@@ -27,9 +27,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * /proc} ({@link ProcFs}).
  *
  * <p>Linux is tested. The macOS paths (SETSID 0x400 with CLOEXEC_DEFAULT, Darwin signal numbers,
- * {@code proc_pidinfo} identities, a waitid thread per child instead of kqueue) are written from
- * the XNU headers and untested; on macOS the process table, environment scan and command lines come
- * from the pure-JDK platform.
+ * {@code proc_pidinfo} identities in the JDK's epoch milliseconds, a waitid thread per child
+ * instead of kqueue) are written from the XNU headers and untested; on macOS the process table
+ * (without groups and sessions), environment scan and command lines come from the pure-JDK
+ * platform. So macOS is refused unless {@value #EXPERIMENTAL_MACOS} is {@code true}.
  *
  * <p>One instance per JVM ({@link #create()}): children, their exit watcher and the pidfds are
  * process-wide state.
@@ -41,6 +42,7 @@ public final class PosixPlatform implements ProcessPlatform {
   private final Spawner spawner;
   private final ProcessIdentity self;
   private final Map<Integer, PosixProcess> children = new ConcurrentHashMap<>();
+  private final ForeignPidfds foreign = new ForeignPidfds();
   private ExitWatcher watcher; // guarded by this; started with the first pidfd child
 
   private PosixPlatform(OsConstants os) {
@@ -81,6 +83,42 @@ public final class PosixPlatform implements ProcessPlatform {
     return Holder.INSTANCE instanceof PosixPlatform platform && platform.capabilities.newSession();
   }
 
+  /** System property that enables the untested macOS platform. */
+  public static final String EXPERIMENTAL_MACOS = "lifecycle.posix.experimentalMacos";
+
+  /** Environment variable equivalent of {@link #EXPERIMENTAL_MACOS}. */
+  public static final String EXPERIMENTAL_MACOS_VARIABLE = "LIFECYCLE_POSIX_EXPERIMENTAL_MACOS";
+
+  static boolean experimentalMacos() {
+    String value =
+        System.getProperty(EXPERIMENTAL_MACOS, System.getenv(EXPERIMENTAL_MACOS_VARIABLE));
+    return value != null && value.trim().equalsIgnoreCase("true");
+  }
+
+  /** Why this platform refuses to run on {@code os}, or empty when it runs there. */
+  static java.util.Optional<String> refusal(OsConstants os, boolean experimental) {
+    if (os.isLinux() || experimental) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(
+        "macOS support is experimental and untested (the process table, sessions and"
+            + " environment cookies of trees are not read natively there); set -D"
+            + EXPERIMENTAL_MACOS
+            + "=true or "
+            + EXPERIMENTAL_MACOS_VARIABLE
+            + "=true to use it anyway");
+  }
+
+  /** Why {@link #create()} fails here, or empty when it does not. Never throws. */
+  static java.util.Optional<String> unusableReason() {
+    if (Holder.INSTANCE instanceof PosixPlatform platform) {
+      return platform.capabilities.newSession()
+          ? java.util.Optional.empty()
+          : java.util.Optional.of("lifecycle-posix: this libc has no POSIX_SPAWN_SETSID");
+    }
+    return java.util.Optional.of("lifecycle-posix: " + ((Throwable) Holder.INSTANCE).getMessage());
+  }
+
   private static final class Holder {
     static final Object INSTANCE = load();
 
@@ -89,7 +127,11 @@ public final class PosixPlatform implements ProcessPlatform {
         OsConstants os = OsConstants.current();
         if (os == null) {
           return new UnsupportedOperationException(
-              "unsupported OS " + System.getProperty("os.name") + " (Linux and macOS only)");
+              "unsupported OS " + System.getProperty("os.name") + " (Linux only)");
+        }
+        java.util.Optional<String> refused = refusal(os, experimentalMacos());
+        if (refused.isPresent()) {
+          return new UnsupportedOperationException(refused.get());
         }
         return new PosixPlatform(os);
       } catch (RuntimeException | LinkageError e) {
@@ -127,6 +169,12 @@ public final class PosixPlatform implements ProcessPlatform {
   @Override
   public Capabilities capabilities() {
     return capabilities;
+  }
+
+  /** {@link ProcFs#CLOCK} on Linux; epoch milliseconds on macOS, as the JDK measures them. */
+  @Override
+  public String identityClock() {
+    return os.isLinux() ? ProcFs.CLOCK : "macos-epoch-millis";
   }
 
   @Override
@@ -210,6 +258,9 @@ public final class PosixPlatform implements ProcessPlatform {
       return Liveness.ALIVE_NOT_OURS;
     }
     if (errno == OsConstants.ESRCH) {
+      if (features.pidfd()) {
+        foreign.forget(p);
+      }
       return Liveness.GONE;
     }
     throw new IllegalStateException("kill(" + pid + ", 0): " + LibC.describe(errno));
@@ -291,13 +342,21 @@ public final class PosixPlatform implements ProcessPlatform {
     return os.isLinux() ? ProcFs.commandLine(p) : ProcessPlatform.jdk().commandLine(p);
   }
 
-  /** Zombie check after kill(pid, 0) succeeded: a pidfd poll (~3x cheaper than /proc). */
+  /**
+   * Zombie check after kill(pid, 0) succeeded: a poll of the pid's pidfd, kept open for the next
+   * probe of the same pid ({@link ForeignPidfds}); /proc where pidfds are missing.
+   */
   private boolean hasExited(int pid) {
     if (!os.isLinux()) {
       return DarwinC.isZombie(pid);
     }
-    int exited = features.pidfd() ? Pidfds.exitedByPid(pid) : -1;
+    int exited = features.pidfd() ? foreign.exited(pid) : -1;
     return exited >= 0 ? exited == 1 : ProcFs.stat(pid).map(ProcessInfo::hasExited).orElse(false);
+  }
+
+  /** How many pidfds of other processes are held for repeated probes (tests). */
+  int heldForeignPidfds() {
+    return foreign.size();
   }
 
   /** Rejects what no pid_t can name, before any system call. */

@@ -14,13 +14,25 @@ public final class PosixPlatformProvider implements ProcessPlatformProvider {
     return PRIORITY;
   }
 
-  /** Linux or macOS, libc bound by JNA, and POSIX_SPAWN_SETSID accepted. */
+  /**
+   * Linux (or macOS with {@value PosixPlatform#EXPERIMENTAL_MACOS}), libc bound by JNA, and
+   * POSIX_SPAWN_SETSID accepted.
+   */
   @Override
   public boolean isSupported() {
     try {
       return PosixPlatform.isUsable();
     } catch (Throwable t) { // e.g. NoClassDefFoundError when JNA is missing: simply unsupported
       return false;
+    }
+  }
+
+  @Override
+  public String unsupportedReason() {
+    try {
+      return PosixPlatform.unusableReason().orElse("lifecycle-posix is supported");
+    } catch (Throwable t) { // JNA missing from the class path
+      return "lifecycle-posix cannot load: " + t;
     }
   }
 

@@ -1,10 +1,12 @@
 package dev.lifecycle.posix;
 
 import dev.lifecycle.process.Signal;
+import dev.lifecycle.process.procfs.ProcLiveness;
 
 /**
  * Run by {@link ProbeTest} as an unprivileged user: prints the liveness of the pid in {@code
- * args[0]} and the result of sending SIGKILL to the process in {@code args[1]}.
+ * args[0]} by the native probe and by {@code /proc} alone, and the result of sending SIGKILL to the
+ * process in {@code args[1]}.
  */
 public final class ProbeMain {
   private ProbeMain() {}
@@ -12,6 +14,7 @@ public final class ProbeMain {
   public static void main(String[] args) {
     PosixPlatform platform = PosixPlatform.create();
     System.out.println(platform.probe(Long.parseLong(args[0])));
+    System.out.println(ProcLiveness.probe(Long.parseLong(args[0])));
     long victim = Long.parseLong(args[1]);
     System.out.println(platform.signal(platform.identify(victim).orElseThrow(), Signal.KILL));
   }

@@ -193,7 +193,10 @@ class ProbeTest {
       assertThat(probe.exitValue()).as(diagnostics).isZero();
       assertThat(output.lines())
           .as(diagnostics)
-          .containsExactly(Liveness.ALIVE_NOT_OURS.name(), SignalResult.NOT_PERMITTED.name());
+          .containsExactly(
+              Liveness.ALIVE_NOT_OURS.name(),
+              Liveness.ALIVE_NOT_OURS.name(),
+              SignalResult.NOT_PERMITTED.name());
       assertThat(victim.isAlive()).isTrue();
     } finally {
       try (Stream<Path> files = Files.walk(sandbox)) {

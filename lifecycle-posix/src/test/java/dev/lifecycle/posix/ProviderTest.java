@@ -18,13 +18,16 @@ class ProviderTest {
     PosixPlatformProvider provider = new PosixPlatformProvider();
     assertThat(provider.priority()).isEqualTo(100);
     assertThat(provider.isSupported()).isTrue();
-    assertThat(ProcessPlatform.get()).isSameAs(PosixPlatform.create());
+    assertThat(ProcessPlatform.get().capabilities())
+        .isSameAs(PosixPlatform.create().capabilities());
+    assertThat(provider.unsupportedReason()).isEqualTo("lifecycle-posix is supported");
   }
 
   @Test
   void capabilitiesOfThisMachine() {
     Capabilities capabilities = PosixPlatform.create().capabilities();
     assertThat(capabilities.platform()).isEqualTo("posix-linux");
+    assertThat(PosixPlatform.create().identityClock()).isEqualTo("linux-proc");
     assertThat(capabilities.newSession()).isTrue();
     assertThat(capabilities.groupSignals()).isTrue();
     assertThat(capabilities.exactIdentity()).isTrue();

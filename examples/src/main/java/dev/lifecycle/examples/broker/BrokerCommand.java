@@ -65,7 +65,7 @@ public final class BrokerCommand {
 
   /** Same, with extra JVM options (e.g. {@code -Dlifecycle.broker.idleTimeout=2s}). */
   public static ProcessBuilder broker(Path storeDirectory, List<String> extraOptions) {
-    List<String> options = new ArrayList<>();
+    List<String> options = new ArrayList<>(ClassDataArchive.options("broker"));
     // The runtime logs each shutdown pass ("broker ... stopped: ShutdownReport[...]") at INFO.
     options.add("-Dorg.slf4j.simpleLogger.log.dev.lifecycle.broker.BrokerRuntime=info");
     options.addAll(extraOptions);

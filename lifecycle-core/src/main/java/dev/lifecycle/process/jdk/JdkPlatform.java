@@ -72,6 +72,12 @@ public final class JdkPlatform implements ProcessPlatform {
     return capabilities;
   }
 
+  /** {@link ProcFs#CLOCK} where {@code /proc} is read, else epoch milliseconds from the JDK. */
+  @Override
+  public String identityClock() {
+    return procfs ? ProcFs.CLOCK : "jdk-epoch-millis";
+  }
+
   @Override
   public SupervisedProcess spawn(ProcessBuilder builder, SpawnOptions options) throws IOException {
     List<String> command = List.copyOf(builder.command());
@@ -124,33 +130,88 @@ public final class JdkPlatform implements ProcessPlatform {
    * wrapper it would become exit status 1. Resolve the program first so both paths fail alike.
    */
   private static void checkExecutable(String program, ProcessBuilder builder) throws IOException {
-    if (program.contains("/")) {
-      Path path = Path.of(program);
-      if (!path.isAbsolute() && builder.directory() != null) {
-        path = builder.directory().toPath().resolve(path);
-      }
-      requireExecutable(path, program);
+    Map<String, String> env = builder.environment();
+    Path directory = builder.directory() == null ? null : builder.directory().toPath();
+    List<String> extensions = WINDOWS ? pathExtensions(env.get("PATHEXT")) : List.of();
+    String searchPath = env.getOrDefault("PATH", WINDOWS ? "" : "/usr/bin:/bin");
+    if (findExecutable(program, directory, searchPath, File.pathSeparator, extensions)
+        .isPresent()) {
       return;
     }
-    String searchPath = builder.environment().getOrDefault("PATH", "/usr/bin:/bin");
-    for (String dir : searchPath.split(File.pathSeparator)) {
-      Path candidate = Path.of(dir.isEmpty() ? "." : dir, program);
-      if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-        return;
-      }
+    if (!hasDirectory(program)) {
+      throw new IOException(
+          "Cannot run program \""
+              + program
+              + "\": error=2, No such file or directory (not on PATH"
+              + (extensions.isEmpty() ? "" : " with PATHEXT " + extensions)
+              + ")");
     }
-    throw new IOException(
-        "Cannot run program \"" + program + "\": error=2, No such file or directory (not on PATH)");
-  }
-
-  private static void requireExecutable(Path path, String program) throws IOException {
+    Path path = within(directory, program);
     if (!Files.exists(path)) {
       throw new IOException(
           "Cannot run program \"" + program + "\": error=2, No such file or directory");
     }
-    if (Files.isDirectory(path) || !Files.isExecutable(path)) {
-      throw new IOException("Cannot run program \"" + program + "\": error=13, Permission denied");
+    throw new IOException("Cannot run program \"" + program + "\": error=13, Permission denied");
+  }
+
+  private static final boolean WINDOWS = File.separatorChar == '\\';
+
+  /** The extensions Windows tries for a bare command name, from {@code PATHEXT}. */
+  static List<String> pathExtensions(String pathext) {
+    String value = pathext == null || pathext.isBlank() ? ".COM;.EXE;.BAT;.CMD" : pathext;
+    List<String> extensions = new ArrayList<>();
+    for (String extension : value.split(";")) {
+      if (!extension.isBlank()) {
+        extensions.add(extension.trim());
+      }
     }
+    return List.copyOf(extensions);
+  }
+
+  /**
+   * The executable {@code program} names: as given when it has a directory part (relative to {@code
+   * directory}), else the first match in {@code searchPath} (empty entries mean the working
+   * directory). Each candidate is tried as is and then with each of {@code extensions} appended
+   * (Windows {@code PATHEXT}; empty elsewhere).
+   */
+  static Optional<Path> findExecutable(
+      String program,
+      Path directory,
+      String searchPath,
+      String separator,
+      List<String> extensions) {
+    if (hasDirectory(program)) {
+      return executable(within(directory, program), extensions);
+    }
+    for (String entry : searchPath.split(java.util.regex.Pattern.quote(separator), -1)) {
+      Optional<Path> found =
+          executable(
+              within(directory, (entry.isEmpty() ? "." : entry) + "/" + program), extensions);
+      if (found.isPresent()) {
+        return found;
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static Optional<Path> executable(Path candidate, List<String> extensions) {
+    List<Path> names = new ArrayList<>();
+    names.add(candidate);
+    for (String extension : extensions) {
+      names.add(candidate.resolveSibling(candidate.getFileName() + extension));
+    }
+    return names.stream()
+        .filter(path -> Files.isRegularFile(path) && Files.isExecutable(path))
+        .findFirst();
+  }
+
+  private static boolean hasDirectory(String program) {
+    return program.contains("/") || (WINDOWS && program.contains("\\"));
+  }
+
+  private static Path within(Path directory, String program) {
+    Path path = Path.of(program);
+    return path.isAbsolute() || directory == null ? path : directory.resolve(path);
   }
 
   @Override

@@ -33,6 +33,12 @@ public final class ProcFs {
    */
   public static final long TICKS_PER_SECOND = 100;
 
+  /**
+   * The {@link dev.lifecycle.process.ProcessPlatform#identityClock() identity clock} of identities
+   * read here: clock ticks since boot, within the boot named by {@link #bootId()}.
+   */
+  public static final String CLOCK = "linux-proc";
+
   private static final int STAT_BUFFER = 1024;
 
   private ProcFs() {}

@@ -1,0 +1,100 @@
+package dev.lifecycle.examples.broker;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * JVM options that give a helper JVM (the broker) an AppCDS archive of its own in the directory the
+ * launcher names ({@code -Dexample.cds.dir}): the archive when it exists, otherwise a training run
+ * that writes one at exit ({@code -XX:ArchiveClassesAtExit}, JDK 13+) under a private name. A
+ * private file untouched for {@link #SETTLED} is complete (the JVM writes it in well under a second
+ * at exit) and is renamed into place by the next spawn; an unusable archive only costs its benefit
+ * ({@code -Xshare:auto}: the JVM runs without it).
+ */
+final class ClassDataArchive {
+  static final String DIRECTORY_PROPERTY = "example.cds.dir";
+  static final Duration SETTLED = Duration.ofSeconds(10);
+
+  private ClassDataArchive() {}
+
+  /** The options for a JVM named {@code name}; none when no directory is configured. */
+  static List<String> options(String name) {
+    String directory = System.getProperty(DIRECTORY_PROPERTY, "");
+    if (directory.isBlank()) {
+      return List.of();
+    }
+    Path dir = Path.of(directory);
+    Path archive =
+        dir.resolve(
+            name + "-" + Runtime.version().version().get(0) + "-" + Runtime.version() + ".jsa");
+    if (!Files.isRegularFile(archive) || isStale(archive)) {
+      promoteSettled(dir, archive);
+    }
+    if (Files.isRegularFile(archive) && !isStale(archive)) {
+      return List.of("-XX:SharedArchiveFile=" + archive, "-Xlog:cds=off", "-Xlog:cds+dynamic=off");
+    }
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      return List.of();
+    }
+    Path partial = archive.resolveSibling(archive.getFileName() + "." + UUID.randomUUID() + ".tmp");
+    return List.of("-XX:ArchiveClassesAtExit=" + partial, "-Xlog:cds=off", "-Xlog:cds+dynamic=off");
+  }
+
+  /**
+   * Whether a jar of this JVM's class path (or of the {@code lib/} next to it, which a manifest
+   * Class-Path names) is newer than the archive: the JVM would then ignore the archive. A stale
+   * archive is deleted so this spawn trains a new one.
+   */
+  private static boolean isStale(Path archive) {
+    try {
+      long built = Files.getLastModifiedTime(archive).toMillis();
+      for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+        Path jar = Path.of(entry).toAbsolutePath();
+        List<Path> jars = new ArrayList<>(List.of(jar));
+        Path lib = jar.resolveSibling("lib");
+        if (Files.isDirectory(lib)) {
+          try (DirectoryStream<Path> libs = Files.newDirectoryStream(lib, "*.jar")) {
+            libs.forEach(jars::add);
+          }
+        }
+        for (Path candidate : jars) {
+          if (Files.isRegularFile(candidate)
+              && Files.getLastModifiedTime(candidate).toMillis() > built) {
+            Files.deleteIfExists(archive);
+            return true;
+          }
+        }
+      }
+      return false;
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  private static void promoteSettled(Path dir, Path archive) {
+    Instant settled = Instant.now().minus(SETTLED);
+    try (DirectoryStream<Path> partials =
+        Files.newDirectoryStream(dir, archive.getFileName() + ".*.tmp")) {
+      for (Path partial : partials) {
+        if (Files.size(partial) > 0
+            && Files.getLastModifiedTime(partial).toInstant().isBefore(settled)) {
+          Files.move(partial, archive, StandardCopyOption.ATOMIC_MOVE);
+          return;
+        }
+      }
+    } catch (IOException e) {
+      // no directory yet, or another spawn promoted it first: train again or use theirs
+    }
+  }
+}

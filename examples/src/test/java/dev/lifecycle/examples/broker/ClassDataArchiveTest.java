@@ -1,0 +1,71 @@
+package dev.lifecycle.examples.broker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The broker JVM's archive options: train under a private name, promote when settled, retrain. */
+class ClassDataArchiveTest {
+  @TempDir Path dir;
+
+  @AfterEach
+  void clear() {
+    System.clearProperty(ClassDataArchive.DIRECTORY_PROPERTY);
+  }
+
+  private static String value(List<String> options, String flag) {
+    return options.stream()
+        .filter(o -> o.startsWith(flag + "="))
+        .map(o -> o.substring(flag.length() + 1))
+        .findFirst()
+        .orElse("");
+  }
+
+  @Test
+  void nothingWithoutADirectory() {
+    assertThat(ClassDataArchive.options("broker")).isEmpty();
+  }
+
+  @Test
+  void trainsThenPromotesASettledArchiveThenUsesIt() throws Exception {
+    System.setProperty(ClassDataArchive.DIRECTORY_PROPERTY, dir.toString());
+    Path partial = Path.of(value(ClassDataArchive.options("broker"), "-XX:ArchiveClassesAtExit"));
+    assertThat(partial.getParent()).isEqualTo(dir);
+    assertThat(partial.getFileName().toString()).startsWith("broker-").endsWith(".tmp");
+
+    // the training JVM wrote it at exit, just now: not settled yet, so train again
+    Files.write(partial, new byte[] {1});
+    assertThat(value(ClassDataArchive.options("broker"), "-XX:ArchiveClassesAtExit")).isNotEmpty();
+
+    Files.setLastModifiedTime(
+        partial, FileTime.from(Instant.now().minus(ClassDataArchive.SETTLED).minusSeconds(1)));
+    Path archive = Path.of(value(ClassDataArchive.options("broker"), "-XX:SharedArchiveFile"));
+    assertThat(archive).isRegularFile();
+    assertThat(partial).doesNotExist();
+    assertThat(value(ClassDataArchive.options("broker"), "-XX:SharedArchiveFile"))
+        .isEqualTo(archive.toString());
+  }
+
+  @Test
+  void anArchiveOlderThanAJarOfTheClassPathIsRetrained() throws Exception {
+    System.setProperty(ClassDataArchive.DIRECTORY_PROPERTY, dir.toString());
+    Path partial = Path.of(value(ClassDataArchive.options("broker"), "-XX:ArchiveClassesAtExit"));
+    String name = partial.getFileName().toString();
+    Path archive = dir.resolve(name.substring(0, name.indexOf(".jsa") + 4));
+    Files.write(archive, new byte[] {1});
+    Files.setLastModifiedTime(archive, FileTime.from(Instant.EPOCH)); // older than every jar
+    assertThat(value(ClassDataArchive.options("broker"), "-XX:ArchiveClassesAtExit")).isNotEmpty();
+    assertThat(archive).doesNotExist();
+    try (Stream<Path> files = Files.list(dir)) {
+      assertThat(files.filter(f -> f.toString().endsWith(".jsa"))).isEmpty();
+    }
+  }
+}

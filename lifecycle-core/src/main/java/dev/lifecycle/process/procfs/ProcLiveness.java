@@ -1,0 +1,196 @@
+package dev.lifecycle.process.procfs;
+
+import dev.lifecycle.process.Liveness;
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessInfo;
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Liveness from {@code /proc} alone, with the answers {@code kill(pid, 0)} plus a zombie check
+ * would give, so a process that only reads records and probes owners needs no native code.
+ *
+ * <ul>
+ *   <li>No {@code /proc/<pid>} entry: {@link Liveness#GONE} (the kernel's lookup is the one {@code
+ *       kill} does, in the pid namespace the procfs belongs to; {@link #isExact()} checks it is
+ *       ours).
+ *   <li>State Z with no other thread left (the condition under which a pidfd polls readable), or X:
+ *       {@link Liveness#GONE}.
+ *   <li>Otherwise the entry proves existence: {@link Liveness#ALIVE} when the kernel's credential
+ *       rule for signals ({@code kill_ok_by_cred}: our real or effective uid equals the target's
+ *       real or saved uid, or we hold CAP_KILL) allows a signal, else {@link
+ *       Liveness#ALIVE_NOT_OURS}, as EPERM would say. A denial by a security module (SELinux,
+ *       AppArmor) is not visible here; the signal itself then reports it.
+ * </ul>
+ *
+ * <p>Usable only where {@link #isExact()}: procfs mounted for our pid namespace and without {@code
+ * hidepid} (which would hide existing processes). Thread-safe; no state beyond this JVM's own
+ * credentials, read once.
+ */
+public final class ProcLiveness {
+  private static final int CAP_KILL = 5;
+
+  private ProcLiveness() {}
+
+  /**
+   * Whether {@code /proc} answers liveness exactly here: it is readable, {@code /proc/self} names
+   * this JVM (the procfs belongs to our pid namespace), and it is not mounted with {@code hidepid}.
+   */
+  public static boolean isExact() {
+    return Self.EXACT;
+  }
+
+  /** Like {@code kill(pid, 0)} plus a zombie check; see the class comment. */
+  public static Liveness probe(long pid) {
+    if (pid <= 0) {
+      throw new IllegalArgumentException("pid must be positive: " + pid);
+    }
+    Optional<ProcessInfo> info = ProcFs.stat(pid);
+    if (info.isEmpty() || hasExited(pid, info.get())) {
+      return Liveness.GONE;
+    }
+    return permitted(pid);
+  }
+
+  /**
+   * Like {@link #probe(long)}, and {@link Liveness#ALIVE_NOT_OURS} when the pid now names a
+   * different process (start time or boot differ); an unknown part never reads as different.
+   */
+  public static Liveness probe(ProcessIdentity identity) {
+    Optional<ProcessInfo> info = ProcFs.stat(identity.pid());
+    if (info.isEmpty() || hasExited(identity.pid(), info.get())) {
+      return Liveness.GONE;
+    }
+    if (identity.match(info.get().identity(ProcFs.bootId())) == ProcessIdentity.Match.DIFFERENT) {
+      return Liveness.ALIVE_NOT_OURS;
+    }
+    return permitted(identity.pid());
+  }
+
+  /** A zombie leader still has a thread group while other threads run: exited only when alone. */
+  private static boolean hasExited(long pid, ProcessInfo info) {
+    return switch (info.state()) {
+      case DEAD -> true;
+      case ZOMBIE -> status(pid).map(s -> s.threads() <= 1).orElse(true);
+      default -> false;
+    };
+  }
+
+  private static Liveness permitted(long pid) {
+    if (Self.CAN_KILL_ANY) {
+      return Liveness.ALIVE;
+    }
+    Optional<Status> target = status(pid);
+    if (target.isEmpty()) {
+      return Liveness.GONE; // the stat entry was there a moment ago: it has been reaped since
+    }
+    return mayKill(Self.UIDS, target.get().uids()) ? Liveness.ALIVE : Liveness.ALIVE_NOT_OURS;
+  }
+
+  /**
+   * The kernel's {@code kill_ok_by_cred} without the capability part; uids as (real, eff, saved).
+   */
+  static boolean mayKill(long[] sender, long[] target) {
+    return sender[1] == target[2]
+        || sender[1] == target[0]
+        || sender[0] == target[2]
+        || sender[0] == target[0];
+  }
+
+  /** What the probe needs from {@code /proc/<pid>/status}. */
+  record Status(long[] uids, int threads, long capEff) {}
+
+  static Optional<Status> status(long pid) {
+    return readStatus("/proc/" + pid + "/status");
+  }
+
+  private static Optional<Status> readStatus(String file) {
+    byte[] buffer = new byte[4096];
+    int length = 0;
+    try (FileInputStream in = new FileInputStream(file)) {
+      int n;
+      while (length < buffer.length && (n = in.read(buffer, length, buffer.length - length)) > 0) {
+        length += n;
+      }
+    } catch (IOException | SecurityException e) {
+      return Optional.empty();
+    }
+    return parseStatus(new String(buffer, 0, length, StandardCharsets.ISO_8859_1));
+  }
+
+  /** Parses the Uid, Threads and CapEff lines of a status file; empty when Uid is missing. */
+  static Optional<Status> parseStatus(String text) {
+    long[] uids = null;
+    int threads = 1;
+    long capEff = 0;
+    for (String line : text.split("\n")) {
+      if (line.startsWith("Uid:")) {
+        String[] parts = line.substring(4).trim().split("\\s+");
+        if (parts.length >= 3) {
+          uids =
+              new long[] {
+                Long.parseLong(parts[0]), Long.parseLong(parts[1]), Long.parseLong(parts[2])
+              };
+        }
+      } else if (line.startsWith("Threads:")) {
+        threads = Integer.parseInt(line.substring(8).trim());
+      } else if (line.startsWith("CapEff:")) {
+        capEff = Long.parseUnsignedLong(line.substring(7).trim(), 16);
+      }
+    }
+    return uids == null ? Optional.empty() : Optional.of(new Status(uids, threads, capEff));
+  }
+
+  /** Whether a mountinfo line for {@code /proc} hides processes ({@code hidepid} other than 0). */
+  static boolean hidesProcesses(List<String> mountinfo) {
+    for (String line : mountinfo) {
+      String[] fields = line.split(" ");
+      int dash = List.of(fields).indexOf("-");
+      if (fields.length > 4 && fields[4].equals("/proc") && dash > 0 && dash + 3 < fields.length) {
+        for (String option : fields[dash + 3].split(",")) {
+          if (option.startsWith("hidepid=")
+              && !option.equals("hidepid=0")
+              && !option.equals("hidepid=off")) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  private static final class Self {
+    static final long[] UIDS;
+    static final boolean CAN_KILL_ANY;
+    static final boolean EXACT;
+
+    static {
+      Optional<Status> self = ProcFs.isAvailable() ? readStatus("/proc/self/status") : null;
+      UIDS = self != null && self.isPresent() ? self.get().uids() : null;
+      CAN_KILL_ANY = UIDS != null && (self.get().capEff() & (1L << CAP_KILL)) != 0;
+      EXACT = UIDS != null && ownNamespace() && !hidden();
+    }
+
+    private static boolean ownNamespace() {
+      try {
+        String self = Files.readSymbolicLink(Path.of("/proc/self")).toString();
+        return self.equals(Long.toString(ProcessHandle.current().pid()));
+      } catch (IOException | RuntimeException e) {
+        return false;
+      }
+    }
+
+    private static boolean hidden() {
+      try {
+        return hidesProcesses(Files.readAllLines(Path.of("/proc/self/mountinfo")));
+      } catch (IOException | RuntimeException e) {
+        return true; // cannot tell: do not trust an absent entry
+      }
+    }
+  }
+}

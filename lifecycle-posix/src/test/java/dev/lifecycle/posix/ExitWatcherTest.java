@@ -1,0 +1,74 @@
+package dev.lifecycle.posix;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lifecycle.process.SupervisedProcess;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The pidfd exit watcher never holds up the JVM's exit: HotSpot's final safepoint waits for threads
+ * that are in native code, so the watcher is in native ({@code epoll_wait}, reported as RUNNABLE)
+ * only while it has children to watch, waits on a Java monitor otherwise, and from the start of
+ * shutdown parks in Java between polls while still collecting exits.
+ */
+class ExitWatcherTest {
+  private final Children children = new Children();
+
+  @AfterEach
+  void cleanUp() throws InterruptedException {
+    children.close();
+  }
+
+  @Test
+  void inNativeCodeOnlyWhileSomethingIsWatched() throws Exception {
+    SupervisedProcess sleeper = children.spawn(new ProcessBuilder("sleep", "30"));
+    assertThat(eventually(5000, () -> watcherState() == Thread.State.RUNNABLE)).isTrue();
+    sleeper.destroyForcibly();
+    assertThat(sleeper.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(eventually(5000, () -> watcherState() == Thread.State.WAITING))
+        .as("watcher state %s", watcherState())
+        .isTrue();
+  }
+
+  @Test
+  void atShutdownItParksAndStillCollectsExits() throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    SupervisedProcess jvm =
+        children.spawn(
+            new ProcessBuilder(
+                    List.of(
+                        java,
+                        "--enable-native-access=ALL-UNNAMED",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        ShutdownMain.class.getName()))
+                .redirectErrorStream(true));
+    String output = Children.read(jvm.getInputStream());
+    assertThat(jvm.waitFor(30, TimeUnit.SECONDS)).as(output).isTrue();
+    assertThat(output).contains("watcher parks: true", "collected true 137");
+    assertThat(jvm.exitValue()).as(output).isZero();
+  }
+
+  /** The state of the exit watcher thread, or null before it started. */
+  static Thread.State watcherState() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.getName().equals("lifecycle-exit-watcher"))
+        .map(Thread::getState)
+        .findFirst()
+        .orElse(null);
+  }
+
+  static boolean eventually(long millis, BooleanSupplier condition) {
+    try {
+      return Children.eventually(millis, condition);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+}

@@ -1,0 +1,50 @@
+package dev.lifecycle.posix;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A client's reads through {@link dev.lifecycle.process.ProcessPlatform#get()} load neither JNA nor
+ * any class of this module; the first call that needs the platform loads both.
+ */
+class LazyLoadingTest {
+
+  @Test
+  void clientReadsLoadNoNativeCode() throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process jvm =
+        new ProcessBuilder(
+                List.of(
+                    java,
+                    "--enable-native-access=ALL-UNNAMED",
+                    "-Xlog:class+load=info:stdout:none",
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    ClientPathMain.class.getName()))
+            .redirectErrorStream(true)
+            .start();
+    String output = new String(jvm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(jvm.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(jvm.exitValue()).as(output).isZero();
+    int marker = output.indexOf("=== loading the platform");
+    assertThat(marker).as(output).isPositive();
+    // the main class itself is in this package; nothing else of it may load before the marker
+    String before =
+        output.substring(0, marker).replace(ClientPathMain.class.getName() + " source", "main");
+    String after = output.substring(marker);
+    assertThat(before)
+        .contains("probe self ALIVE", "probe 1 ALIVE", "clock linux-proc", "table true")
+        .doesNotContain("com.sun.jna.")
+        .doesNotContain("dev.lifecycle.posix.")
+        .doesNotContain("PlatformLoader$Resolved"); // no provider lookup yet
+    assertThat(after)
+        .contains(
+            "PlatformLoader$Resolved", "com.sun.jna.Native ", "dev.lifecycle.posix.PosixPlatform ");
+    assertThat(after.lines()).contains("posix-linux");
+  }
+}

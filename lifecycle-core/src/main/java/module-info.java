@@ -28,6 +28,9 @@ module dev.lifecycle.core {
   exports dev.lifecycle.process.procfs to
       dev.lifecycle.posix,
       dev.lifecycle.testkit;
+  exports dev.lifecycle.process.cgroup to
+      dev.lifecycle.posix,
+      dev.lifecycle.testkit;
 
   uses dev.lifecycle.process.ProcessPlatformProvider;
 }

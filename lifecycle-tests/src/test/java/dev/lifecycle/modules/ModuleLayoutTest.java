@@ -32,6 +32,7 @@ class ModuleLayoutTest {
             "dev.lifecycle.broker",
             "dev.lifecycle.probe",
             "dev.lifecycle.process",
+            "dev.lifecycle.process.cgroup",
             "dev.lifecycle.process.procfs",
             "dev.lifecycle.record",
             "dev.lifecycle.tether",
@@ -39,6 +40,8 @@ class ModuleLayoutTest {
             "dev.lifecycle.tree",
             "dev.lifecycle.worker");
     assertThat(exported(core).get("dev.lifecycle.process.procfs"))
+        .containsExactlyInAnyOrder("dev.lifecycle.posix", "dev.lifecycle.testkit");
+    assertThat(exported(core).get("dev.lifecycle.process.cgroup"))
         .containsExactlyInAnyOrder("dev.lifecycle.posix", "dev.lifecycle.testkit");
     assertThat(internal(core)).containsExactly("dev.lifecycle.process.jdk");
     assertThat(core.uses()).containsExactly(ProcessPlatformProvider.class.getName());

@@ -97,7 +97,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
 
   private static final Logger LOG = LoggerFactory.getLogger(SupervisedStdioClientTransport.class);
   private static final Duration STDERR_DRAIN = Duration.ofMillis(300);
-  private static final Duration LEADER_EXIT_WAIT = Duration.ofSeconds(1);
+  private static final Duration LEADER_EXIT_WAIT = Duration.ofMillis(250);
   private static final int EXCERPT = 200;
 
   private enum State {

@@ -108,7 +108,7 @@ class TetherTest {
    * supervisor SIGKILLed, its trees still gone within the bound (figures in PERFORMANCE.md).
    */
   @ParameterizedTest(name = "{0}")
-  @MethodSource("modes")
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"session", "cgroup"})
   void aThousandUnrelatedProcessesDoNotSlowTheTeardown(String mode) throws Exception {
     if (!mode.equals("session")) {
       dev.lifecycle.cgroup.Cgroups.writableParentOrSkip();

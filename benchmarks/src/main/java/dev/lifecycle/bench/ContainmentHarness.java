@@ -17,7 +17,7 @@ import java.util.Locale;
  * <ul>
  *   <li>{@code spawn}: {@link ProcessTree#spawn} of {@code /bin/true} until it returns, in the
  *       CGROUP tier (mkdir of the cgroup, the move, the entry check) and in the SESSION tier;
- *   <li>{@code tether <foreign>}: a tether with one bound 20-process tree that dies on SIGTERM,
+ *   <li>{@code tether <foreign>}: a tether with one bound 21-process tree that dies on SIGTERM,
  *       {@link Tether#closeAndKill()} until the tree is verified empty, with {@code foreign}
  *       unrelated processes running (0 and 1000: the tether's cost must not grow with them).
  * </ul>
@@ -82,10 +82,10 @@ public final class ContainmentHarness {
           tether
               .spawn(
                   ProcessPlatform.get(),
-                  Trees.builder(20, false).redirectOutput(Redirect.DISCARD),
+                  Trees.builder(21, false).redirectOutput(Redirect.DISCARD),
                   options(mode))
               .tree();
-      Trees.awaitSize(tree.leader().pid(), 20, Duration.ofSeconds(60));
+      Trees.awaitSize(tree.leader().pid(), 21, Duration.ofSeconds(60));
       long t0 = System.nanoTime();
       tether.closeAndKill();
       if (!Trees.awaitEmpty(tree.leader().pid(), Duration.ofSeconds(30))) {

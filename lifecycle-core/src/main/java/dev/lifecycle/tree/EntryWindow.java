@@ -2,6 +2,7 @@ package dev.lifecycle.tree;
 
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessInfo;
+import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.cgroup.Cgroup;
 import dev.lifecycle.process.procfs.ProcFs;
 import java.io.IOException;
@@ -45,7 +46,7 @@ final class EntryWindow {
   }
 
   /** Finds and moves the window's forks of {@code leader} into {@code cgroup}. */
-  static Result close(Cgroup cgroup, ProcessInfo leader) {
+  static Result close(Cgroup cgroup, ProcessInfo leader, String cookie) {
     long pidMax = readLong(PID_MAX).orElse(32768L);
     String boot = ProcFs.bootId();
     Set<Long> ours = new HashSet<>();
@@ -91,8 +92,28 @@ final class EntryWindow {
             }
           }
         } else if (row.ppid() == 1 && !row.hasExited() && !inCgroup(cgroup, pid)) {
-          // Re-parented to init within microseconds: its parent may have been ours.
-          unattributed.add(row.identity(boot));
+          // Re-parented to init within microseconds: its parent may have been ours. Its
+          // environment decides: our cookie (ours: moved), an intact environment without it (not
+          // ours: a busy machine allocates pids to others too), anything else (unattributed).
+          switch (ProcFs.environmentEntry(pid, SpawnOptions.COOKIE_VARIABLE, cookie)) {
+            case PRESENT -> {
+              ours.add(pid);
+              try {
+                cgroup.enter(pid);
+                moved++;
+              } catch (IOException e) {
+                if (ProcFs.stat(pid).filter(r -> !r.hasExited()).isPresent()) {
+                  unattributed.add(row.identity(boot));
+                }
+              }
+            }
+            case ABSENT -> {}
+            default -> {
+              if (ProcFs.stat(pid).filter(r -> !r.hasExited()).isPresent()) {
+                unattributed.add(row.identity(boot));
+              }
+            }
+          }
         }
       }
       from = to;

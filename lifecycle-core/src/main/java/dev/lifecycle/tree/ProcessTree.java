@@ -292,7 +292,7 @@ public final class ProcessTree implements AutoCloseable {
             dev.lifecycle.process.ProcessState.RUNNING,
             Duration.ZERO,
             "");
-    EntryWindow.Result result = EntryWindow.close(own, row);
+    EntryWindow.Result result = EntryWindow.close(own, row, child.treeCookie());
     if (result.moved() > 0 || !result.unattributed().isEmpty() || !result.problem().isEmpty()) {
       LOG.debug(
           "tree {}: entry window moved {}, unattributed {}, {}",

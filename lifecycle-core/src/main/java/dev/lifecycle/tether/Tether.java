@@ -34,17 +34,19 @@ import org.slf4j.LoggerFactory;
  * A parent-death tether: process trees bound to it are ended when this JVM dies, by any means,
  * SIGKILL and OOM-kill included, within the grace plus a short scan.
  *
- * <p>A tether is a sidecar process: a POSIX {@code sh} script in a session of its own, blocked in
- * {@code read} on a pipe whose only write end this JVM holds. Binding a tree writes one line to the
- * pipe ({@code add <pgid> <leader pid> <leader start ticks> <cookie>}); unbinding writes {@code
- * remove <cookie>}. When the pipe reaches end-of-file, which the kernel guarantees once every
- * process holding the write end is gone, the sidecar ends every bound tree: SIGTERM and SIGCONT to
- * its group and to every process carrying its cookie (escapees included), up to the grace, then
- * SIGKILL; then it exits. It signals a group only when it proves the group is the tree's (the
- * leader with the recorded start time, or a member carrying the cookie), re-checks a carrier's
- * start time just before signalling it, and never signals pid or pgid {@code <= 1}, itself, this
- * JVM or its own group. While this JVM lives the sidecar costs one blocked process (about 1 MB) and
- * no wakeups.
+ * <p>A tether is a sidecar process: a POSIX {@code sh} script (run as {@code sh -c} text, never a
+ * file) in a session of its own, blocked in {@code read} on a pipe whose only write end this JVM
+ * holds. Binding a tree writes one line to the pipe ({@code add <pgid> <leader pid> <leader start
+ * ticks> <cookie>}); unbinding writes {@code remove <cookie>}. When the pipe reaches end-of-file,
+ * which the kernel guarantees once every process holding the write end is gone, the sidecar ends
+ * every bound tree: SIGTERM and SIGCONT to its group and to every process carrying its cookie
+ * (escapees included), up to the grace, then SIGKILL; then it exits. A tree with a cgroup (CGROUP
+ * tier) is ended by TERM to its cgroup's members, the grace, then {@code cgroup.kill}, and its
+ * cgroup is removed; no process-table walk. It signals a group only when it proves the group is the
+ * tree's (the leader with the recorded start time, or a member carrying the cookie), re-checks a
+ * carrier's start time just before signalling it, and never signals pid or pgid {@code <= 1},
+ * itself, this JVM or its own group. While this JVM lives the sidecar costs one blocked process
+ * (about 1 MB) and no wakeups.
  *
  * <p>{@link #close()} is orderly: the sidecar leaves without ending anything (bound trees stay the
  * caller's business); {@link #closeAndKill()} ends them first. A normal JVM exit without {@code
@@ -345,8 +347,8 @@ public final class Tether implements AutoCloseable {
     }
 
     /**
-     * Extracts the script to a private 0700 directory (the script deletes it once running), starts
-     * the sidecar in a session of its own and waits for it to report ready.
+     * Starts the script as {@code sh -c} text (no file is written), starts the sidecar in a session
+     * of its own and waits for it to report ready.
      *
      * @throws IOException if it cannot be started or does not report ready within 10 s
      */

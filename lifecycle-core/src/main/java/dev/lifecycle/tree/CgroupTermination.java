@@ -100,6 +100,8 @@ final class CgroupTermination {
         boolean empty = !grace.isZero() && awaitEmpty(grace, true);
         if (empty) {
           stage = TerminationReport.Stage.TERM;
+        } else if (!populated()) {
+          stage = TerminationReport.Stage.TERM; // grace 0, and the TERM alone emptied it
         } else {
           stage = TerminationReport.Stage.KILL;
           kill();
@@ -221,9 +223,15 @@ final class CgroupTermination {
       }
     }
     try {
+      if (!cgroup.exists()) {
+        return; // emptied and removed (by the tree's onExit) since the last look
+      }
       cgroup.kill();
       killed.addAll(members);
     } catch (IOException e) {
+      if (!cgroup.exists()) {
+        return;
+      }
       problems.add(e.getMessage());
       for (long pid : members) { // no cgroup.kill: one by one, by identity
         ProcFs.identity(pid).ifPresent(id -> platform.signal(id, Signal.KILL));

@@ -3,7 +3,6 @@ package dev.lifecycle.tree;
 import dev.lifecycle.process.Containment;
 import dev.lifecycle.process.ContainmentTier;
 import dev.lifecycle.process.ProcessIdentity;
-import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
@@ -276,32 +275,7 @@ public final class ProcessTree implements AutoCloseable {
     } catch (IOException e) {
       LOG.debug("leader {} not moved again (exited?): {}", child.pid(), e.getMessage());
     }
-    if (!EntryWindow.isAvailable()) {
-      return List.of();
-    }
-    // The leader may be gone already (and reaped, on the JDK platform): its recorded identity and
-    // ids still say what its window forks look like.
-    long group = child.processGroupId();
-    ProcessInfo row =
-        new ProcessInfo(
-            child.pid(),
-            -1,
-            group,
-            child.isSessionLeader() ? child.pid() : -1,
-            child.identity().startTime(),
-            dev.lifecycle.process.ProcessState.RUNNING,
-            Duration.ZERO,
-            "");
-    EntryWindow.Result result = EntryWindow.close(own, row);
-    if (result.moved() > 0 || !result.unattributed().isEmpty() || !result.problem().isEmpty()) {
-      LOG.debug(
-          "tree {}: entry window moved {}, unattributed {}, {}",
-          child.pid(),
-          result.moved(),
-          result.unattributed(),
-          result.problem());
-    }
-    return result.unattributed();
+    return List.of(); // the entering shell moved it before the program ran: no window
   }
 
   private static String commandText(List<String> command) {

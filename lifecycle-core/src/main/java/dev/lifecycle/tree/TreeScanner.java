@@ -138,9 +138,9 @@ final class TreeScanner {
         if (found.containsKey(pid) || excluded.contains(pid) || pid == selfPid) {
           continue;
         }
-        table
-            .get(pid)
-            .filter(row -> !row.hasExited())
+        // Read again now: "unreadable" is also what a process that just exited looks like.
+        ProcFs.stat(pid)
+            .filter(row -> !row.hasExited() && row.startTime() == startOf(table, pid))
             .ifPresent(row -> lines.add(describeSuspect(row, suspect.getValue())));
       }
       lastSuspects = List.copyOf(lines);
@@ -224,6 +224,10 @@ final class TreeScanner {
   /** Whether the last cookie search met a process inside execve (environment not laid out yet). */
   boolean lastScanUnsettled() {
     return unsettled;
+  }
+
+  private static long startOf(ProcessTable table, long pid) {
+    return table.get(pid).map(ProcessInfo::startTime).orElse(-1L);
   }
 
   private static String describeSuspect(ProcessInfo row, ProcFs.EnvironmentEntry entry) {

@@ -52,6 +52,13 @@ final class Spawner {
     }
     File directory = builder.directory();
     String program = resolve(command, builder.environment(), directory);
+    List<String> argv = command;
+    if (options.cgroup().isPresent()) {
+      // The program must run its first instruction inside: a daemon forks within a millisecond
+      // of its exec, sooner than this thread returns from posix_spawn on a loaded machine.
+      argv = options.cgroup().get().enteringCommand(command);
+      program = resolve(argv, builder.environment(), directory);
+    }
     Memory attr = new Memory(OPAQUE_SIZE);
     Memory actions = new Memory(OPAQUE_SIZE);
     check(LibC.posix_spawnattr_init(attr), "posix_spawnattr_init");
@@ -70,7 +77,7 @@ final class Spawner {
                   LibC.cString(program),
                   actions,
                   attr,
-                  strings(command),
+                  strings(argv),
                   strings(environment(builder, options)));
           if (rc != 0) {
             throw failure(command, directory, LibC.describe(rc));
@@ -93,9 +100,10 @@ final class Spawner {
   }
 
   /**
-   * The first thing after posix_spawn returned (the child has just exec'd; with glibc 2.36 there is
-   * no way to place it before: no posix_spawnattr_setcgroup_np, and clone3 cannot run safely in a
-   * JVM). A child that cannot be moved is killed and reaped: the caller asked for containment.
+   * Also moves the child from here (idempotent with the shell's own move): glibc 2.36 has no
+   * posix_spawnattr_setcgroup_np and clone3 cannot run safely in a JVM, so the entering shell is
+   * what guarantees the order. A child that cannot be moved is killed and reaped: the caller asked
+   * for containment.
    */
   private void enterCgroup(int pid, SpawnOptions options, List<String> command) throws IOException {
     try {

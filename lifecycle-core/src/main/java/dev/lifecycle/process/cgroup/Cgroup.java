@@ -311,6 +311,26 @@ public final class Cgroup {
     }
   }
 
+  /**
+   * The command that starts {@code command} already inside this cgroup: {@code /bin/sh} writes its
+   * own pid into {@code cgroup.procs} and then execs {@code command} in place (same pid, same argv,
+   * same PATH lookup), so the program runs its first instruction inside and nothing it forks can be
+   * born outside. Costs one exec of {@code /bin/sh}. If the write fails the program is not run and
+   * the process exits with {@link #ENTRY_FAILED}.
+   */
+  public List<String> enteringCommand(List<String> command) {
+    List<String> out = new ArrayList<>(command.size() + 4);
+    out.add("/bin/sh");
+    out.add("-c");
+    out.add("echo $$ >\"$0\" || exit " + ENTRY_FAILED + "; exec \"$@\"");
+    out.add(path.resolve("cgroup.procs").toString());
+    out.addAll(command);
+    return out;
+  }
+
+  /** Exit status of {@link #enteringCommand} when the cgroup could not be entered. */
+  public static final int ENTRY_FAILED = 125;
+
   /** Whether this JVM may create children here and move processes in (access(2) W_OK). */
   public boolean isWritable() {
     return Files.isWritable(path) && Files.isWritable(path.resolve("cgroup.procs"));

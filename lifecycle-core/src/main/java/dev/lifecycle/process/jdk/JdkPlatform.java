@@ -92,7 +92,8 @@ public final class JdkPlatform implements ProcessPlatform {
       // place: the pid we hold is the session leader and pid == pgid == sid.
       actual.add(SETSID.toString());
     }
-    actual.addAll(command);
+    // In the CGROUP tier the program starts inside its cgroup (see Cgroup.enteringCommand).
+    actual.addAll(options.cgroup().map(c -> c.enteringCommand(command)).orElse(command));
     ProcessBuilder copy =
         new ProcessBuilder(actual)
             .directory(builder.directory())

@@ -189,10 +189,12 @@ public final class ProcFs {
 
   /**
    * Whether {@code pid} is between the point of no return of an execve and the moment the kernel
-   * lays out its new environment: its memory map has no environment yet ({@code env_start}, field
-   * 50 of {@code /proc/<pid>/stat}, is 0). A process whose environment is merely empty ({@code env
-   * -i}) has a non-zero {@code env_start}. Kernel threads (no memory map) also read 0; callers tell
-   * them apart by parent 2. False when the process is gone or the field is hidden.
+   * has laid out its new environment: its memory map has no environment end yet ({@code env_end},
+   * field 51 of {@code /proc/<pid>/stat}, is 0; the kernel sets {@code env_start} first and {@code
+   * env_end} last, and {@code /proc/<pid>/environ} reads empty until then). A process whose
+   * environment is merely empty ({@code env -i}) has a non-zero {@code env_end}. Kernel threads (no
+   * memory map) also read 0; callers tell them apart by parent 2. False when the process is gone or
+   * the field is hidden.
    */
   public static boolean isInsideExec(long pid) {
     byte[] stat = readAll(Path.of("/proc/" + pid + "/stat"));
@@ -223,7 +225,7 @@ public final class ProcFs {
         break;
       }
       field++;
-      if (field == 50) {
+      if (field == 51) {
         return i - start == 1 && stat[start] == '0';
       }
     }

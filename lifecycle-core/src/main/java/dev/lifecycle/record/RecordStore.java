@@ -14,12 +14,15 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -228,8 +231,19 @@ public final class RecordStore {
             + "-"
             + clockTag(platform.capabilities().platform())
             + "-";
-    return Files.createTempDirectory(
-        directory, prefix, PosixFilePermissions.asFileAttribute(SafeFiles.OWNER_ONLY_DIR));
+    // Short: a Unix socket path inside it must stay under the kernel's 107 bytes.
+    for (int attempt = 0; ; attempt++) {
+      String random = Long.toString(RANDOM.nextLong() & 0x7fffffffffL, 36);
+      try {
+        return Files.createDirectory(
+            directory.resolve(prefix + random),
+            PosixFilePermissions.asFileAttribute(SafeFiles.OWNER_ONLY_DIR));
+      } catch (FileAlreadyExistsException e) {
+        if (attempt >= 100) {
+          throw e;
+        }
+      }
+    }
   }
 
   /**
@@ -322,8 +336,10 @@ public final class RecordStore {
   }
 
   static String clockTag(String clock) {
-    return String.format("%08x", clock.hashCode());
+    return String.format("%04x", clock.hashCode() & 0xffff);
   }
+
+  private static final SecureRandom RANDOM = new SecureRandom();
 
   private static final String GENERATION = ".gen-";
 
@@ -521,10 +537,10 @@ public final class RecordStore {
    * of it is read. A same-user process that swaps a FIFO in between the check and the open can
    * still stall a reader; nobody else can write the 0700 directory.
    */
-  private static Snapshot look(Path file) throws IOException {
-    BasicFileAttributes attributes;
+  private Snapshot look(Path file) throws IOException {
+    PosixFileAttributes attributes;
     try {
-      attributes = Files.readAttributes(file, BasicFileAttributes.class, NOFOLLOW_LINKS);
+      attributes = Files.readAttributes(file, PosixFileAttributes.class, NOFOLLOW_LINKS);
     } catch (NoSuchFileException e) {
       return null;
     }
@@ -534,6 +550,11 @@ public final class RecordStore {
     if (!attributes.isRegularFile()) {
       return new Snapshot(
           new byte[0], "it is not a regular file (" + kindOf(attributes) + "); records are files");
+    }
+    if (!attributes.owner().equals(user)) {
+      return new Snapshot(
+          new byte[0],
+          "it is owned by " + attributes.owner().getName() + ", not by " + user.getName());
     }
     try (FileChannel channel = FileChannel.open(file, READ, NOFOLLOW_LINKS)) {
       long size = channel.size();

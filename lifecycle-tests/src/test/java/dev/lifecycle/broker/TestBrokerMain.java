@@ -1,6 +1,7 @@
 package dev.lifecycle.broker;
 
 import dev.lifecycle.record.RecordStore;
+import dev.lifecycle.tether.Tether;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.TreeMember;
 import java.nio.file.Path;
@@ -17,7 +18,8 @@ import java.util.stream.Collectors;
  * lifecycle.broker.*} system properties. Requests: {@code pid}, {@code backends} (pids of every
  * backend process), {@code slow <ms>} (replies after a delay), {@code shutdown}.
  *
- * <p>Arguments: {@code <storeDir> <name>}; {@code -Dtest.stall=true} never finishes its startup.
+ * <p>Arguments: {@code <storeDir> <name>}; {@code -Dtest.stall=true} never finishes its startup;
+ * {@code -Dtest.tether=true} binds the backend to the shared tether.
  */
 public final class TestBrokerMain {
   private TestBrokerMain() {}
@@ -39,7 +41,11 @@ public final class TestBrokerMain {
             .name(args[1])
             .startup(
                 rt -> {
-                  trees.add(rt.spawnBackend(backend()));
+                  ProcessTree tree = rt.spawnBackend(backend());
+                  trees.add(tree);
+                  if (Boolean.getBoolean("test.tether")) {
+                    Tether.shared().bind(tree); // SPAWN-AND-BIND: a kill before this orphans it
+                  }
                   System.err.println("BACKEND " + pids(trees));
                   if (stall) {
                     new CountDownLatch(1).await(); // the startup bound must end this

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
+import dev.lifecycle.process.SignalResult;
 import dev.lifecycle.record.ReadResult;
 import dev.lifecycle.record.RecordStore;
 import java.io.IOException;
@@ -18,6 +19,7 @@ import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
@@ -67,9 +69,9 @@ class FaultCampaignTest {
     Map<String, Integer> phases = new TreeMap<>();
     List<String> failures = new ArrayList<>();
     for (int trial = 0; trial < trials; trial++) {
-      Target target = Target.values()[random.nextInt(Target.values().length)];
+      Target target = Target.values()[trial % Target.values().length];
       int clients = 2 + random.nextInt(4); // K = 2-5
-      long delayMillis = random.nextInt(3000);
+      long delayMillis = random.nextInt(2500);
       Trial t = new Trial(trial, target, clients, delayMillis);
       List<String> problems = t.run();
       perTarget.computeIfAbsent(target, k -> new int[2])[0]++;
@@ -80,7 +82,18 @@ class FaultCampaignTest {
       }
       System.out.println(
           "trial " + trial + " " + t + " -> " + (problems.isEmpty() ? "ok" : problems));
+      report("cold-start", summary(seed, trial + 1, perTarget, phases, failures));
     }
+    String summary = summary(seed, trials, perTarget, phases, failures);
+    assertThat(failures).as(summary).isEmpty();
+  }
+
+  private static String summary(
+      long seed,
+      int trials,
+      Map<Target, int[]> perTarget,
+      Map<String, Integer> phases,
+      List<String> failures) {
     StringBuilder summary = new StringBuilder();
     summary.append("seed ").append(seed).append(", trials ").append(trials).append('\n');
     perTarget.forEach(
@@ -94,8 +107,7 @@ class FaultCampaignTest {
                 .append(" failed\n"));
     summary.append("phases hit: ").append(phases).append('\n');
     failures.forEach(f -> summary.append(f).append('\n'));
-    report("cold-start", summary.toString());
-    assertThat(failures).as(summary.toString()).isEmpty();
+    return summary.toString();
   }
 
   static void report(String row, String text) throws IOException {
@@ -132,8 +144,10 @@ class FaultCampaignTest {
         }
         Files.createFile(gate);
         Thread.sleep(delayMillis);
-        phase = phaseOf(records);
-        kill(started);
+        kill(started, records);
+        if (killed.startsWith("no ")) {
+          problems.add(killed);
+        }
         for (Process p : started) {
           if (!p.waitFor(90, TimeUnit.SECONDS)) {
             problems.add("a client did not exit within 90 s");
@@ -209,32 +223,61 @@ class FaultCampaignTest {
       return b;
     }
 
-    private String phaseOf(RecordStore records) throws IOException {
-      boolean broker = !brokers().isEmpty();
-      boolean record = Files.exists(records.recordFile(NAME));
-      return !broker ? "spawning" : record ? "serving" : "starting";
+    private String phaseOf(RecordStore records) {
+      if (Files.exists(records.recordFile(NAME))) {
+        return "record-published";
+      }
+      if (!withCommand("sleep 30").isEmpty()) {
+        return "backend-spawned";
+      }
+      return brokers().isEmpty() ? "before-broker" : "broker-starting";
     }
 
-    private void kill(List<Process> clientProcesses) {
-      List<Long> candidates =
-          switch (target) {
-            case CLIENT ->
-                clientProcesses.stream().filter(Process::isAlive).map(Process::pid).toList();
-            case BROKER -> brokers();
-            case BACKEND -> withCommand("sleep 30");
-            case TETHER -> withCommand("tether");
-          };
-      if (candidates.isEmpty()) {
-        killed = "no " + target + " yet";
-        return;
+    /**
+     * SIGKILLs one process of the target kind; if none exists yet, polls for the first one and
+     * kills it the moment it appears (that is how the early phases of a cold start are hit).
+     */
+    private void kill(List<Process> clientProcesses, RecordStore records) throws Exception {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while (System.nanoTime() < deadline) {
+        List<Long> candidates =
+            switch (target) {
+              case CLIENT -> spawnerFirst(clientProcesses);
+              case BROKER -> brokers();
+              case BACKEND -> withCommand("sleep 30");
+              case TETHER -> withCommand("tether");
+            };
+        if (!candidates.isEmpty()) {
+          phase = phaseOf(records);
+          long pid = candidates.get(0);
+          Optional<ProcessIdentity> id = OS.identify(pid);
+          if (id.isPresent() && OS.signal(id.get(), Signal.KILL) == SignalResult.DELIVERED) {
+            killed = target + " " + pid;
+            return;
+          }
+        }
+        Thread.sleep(2);
       }
-      long pid = candidates.get((int) (Math.abs(mark.hashCode()) % candidates.size()));
-      OS.identify(pid)
-          .ifPresent(
-              id -> {
-                OS.signal(id, Signal.KILL);
-                killed = target + " " + pid;
-              });
+      killed = "no " + target + " appeared within 20 s";
+    }
+
+    /** Live clients, the one that spawned a broker (its parent, the start-lock holder) first. */
+    private List<Long> spawnerFirst(List<Process> clientProcesses) {
+      List<Long> alive =
+          new ArrayList<>(
+              clientProcesses.stream().filter(Process::isAlive).map(Process::pid).toList());
+      for (long broker : brokers()) {
+        ProcessHandle.of(broker)
+            .flatMap(ProcessHandle::parent)
+            .map(ProcessHandle::pid)
+            .filter(alive::contains)
+            .ifPresent(
+                spawner -> {
+                  alive.remove(spawner);
+                  alive.add(0, spawner);
+                });
+      }
+      return alive;
     }
 
     private List<Long> brokers() {

@@ -403,4 +403,25 @@ class BrokerProcessTest {
     assertThat(reaper.started()).isEmpty();
     assertThat(store.recordFile(NAME)).doesNotExist();
   }
+
+  @Test
+  void aSecondBrokerNeverPublishesOverALiveOne() throws Exception {
+    // What a killed spawner leads to: its lock drops while its broker starts, the next starter
+    // spawns another. Both start here at once; exactly one may serve.
+    ProcessTree first = startBroker(temp.resolve("first.log"));
+    awaitRecordFile();
+    SessionRecord serving = validRecord();
+    ProcessTree second = startBroker(temp.resolve("second.log"));
+
+    // Before publishIfVacant the second replaced the record and both served.
+    assertThat(second.leader().waitFor(30, TimeUnit.SECONDS)).as("second broker exits").isTrue();
+    assertThat(Files.readString(temp.resolve("second.log"))).contains("NAME_TAKEN");
+    assertThat(validRecord().token()).isEqualTo(serving.token());
+    assertThat(first.leader().isAlive()).isTrue();
+    try (Stream<Path> files = Files.list(store.directory())) {
+      assertThat(files.filter(f -> f.getFileName().toString().startsWith(NAME + ".gen-")))
+          .as("only the serving broker's generation directory")
+          .containsExactly(serving.artifacts().get(ArtifactKind.DIRECTORY));
+    }
+  }
 }

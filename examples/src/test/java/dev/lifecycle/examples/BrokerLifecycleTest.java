@@ -324,8 +324,9 @@ class BrokerLifecycleTest {
       try (BrokerConnection ch = connect(session)) {
         request(ch, "{\"op\":\"call\",\"tool\":\"crash\"}");
         long t0 = System.nanoTime();
-        // Before the policy the broker answered "app server is gone" until it idled out, and every
-        // failed call re-armed the idle timer: here that would be 10 minutes of errors.
+        // Without a backend-exit policy the broker answers "app server is gone" until idle, and
+        // each
+        // failed call re-arms the idle timer: here that would be 10 minutes of errors.
         assertThat(poll(Duration.ofSeconds(10), () -> gone(broker))).as("broker ended").isTrue();
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
         assertThatThrownBy(() -> request(ch, "{\"op\":\"call\",\"tool\":\"echo\"}"))

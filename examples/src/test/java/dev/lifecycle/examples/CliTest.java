@@ -144,7 +144,7 @@ class CliTest {
       Workspace.OS.signal(Workspace.OS.identify(caller.pid()).orElseThrow(), Signal.KILL);
       assertThat(caller.waitFor(10, TimeUnit.SECONDS)).isTrue();
       long t0 = System.nanoTime();
-      // Before the caller watch the CLI waited for its reply: 30 s here, 60 s by default.
+      // Without a caller watch the CLI waits for its reply: 30 s here, 60 s by default.
       assertThat(poll(Duration.ofSeconds(5), () -> Workspace.gone(cliId)))
           .as("CLI %d ended after its caller died", cli.pid())
           .isTrue();

@@ -76,7 +76,7 @@ class RecordHostileInputTest {
     assertThat(mkfifo.waitFor(10, TimeUnit.SECONDS)).isTrue();
     assertThat(mkfifo.exitValue()).isZero();
 
-    // Before the fix both blocked forever in open(); bounded here so the test fails instead.
+    // Opening a FIFO blocks until a writer comes: bounded here so a regression fails, not hangs.
     ReadResult seen =
         CompletableFuture.supplyAsync(() -> call(store, true)).get(5, TimeUnit.SECONDS);
     ReadResult result =

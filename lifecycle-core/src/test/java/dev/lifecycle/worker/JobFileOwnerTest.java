@@ -48,7 +48,7 @@ class JobFileOwnerTest {
 
       assertThat(Liveness.judge(new Hidepid(real), owner))
           .isEqualTo(Liveness.Verdict.ALIVE_NOT_PERMITTED);
-      assertThat(state.owner()).isEqualTo(Liveness.ALIVE_NOT_OURS); // was GONE before the fix
+      assertThat(state.owner()).isEqualTo(Liveness.ALIVE_NOT_OURS); // not GONE: no proof
       assertThat(state.isAbandoned()).isFalse();
     } finally {
       child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);

@@ -413,7 +413,7 @@ class BrokerProcessTest {
     SessionRecord serving = validRecord();
     ProcessTree second = startBroker(temp.resolve("second.log"));
 
-    // Before publishIfVacant the second replaced the record and both served.
+    // An unconditional publish would let the second replace the record, and both would serve.
     assertThat(second.leader().waitFor(30, TimeUnit.SECONDS)).as("second broker exits").isTrue();
     assertThat(Files.readString(temp.resolve("second.log"))).contains("NAME_TAKEN");
     assertThat(validRecord().token()).isEqualTo(serving.token());

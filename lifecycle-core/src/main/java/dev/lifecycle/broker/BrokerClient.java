@@ -8,6 +8,7 @@ import dev.lifecycle.record.RecordStore;
 import dev.lifecycle.record.SessionRecord;
 import dev.lifecycle.time.Limit;
 import java.io.IOException;
+import java.net.SocketTimeoutException;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -107,6 +108,18 @@ public final class BrokerClient {
       BrokerSession session = ensure();
       try {
         return BrokerConnection.open(session.endpoint());
+      } catch (SocketTimeoutException e) {
+        // Alive and accepting, but silent: not ours to replace or signal; its guards end it.
+        throw new BrokerException(
+            "broker "
+                + name
+                + " (pid "
+                + session.pid()
+                + ") did not greet at "
+                + session.endpoint()
+                + "; left alone, not starting a second one",
+            session.pid(),
+            e);
       } catch (IOException e) {
         LOG.debug("broker {} at {} refused: {}; ensuring again", name, session.endpoint(), e);
         last = e;

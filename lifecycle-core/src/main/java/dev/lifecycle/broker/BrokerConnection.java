@@ -59,6 +59,7 @@ public final class BrokerConnection implements AutoCloseable {
    *
    * @throws ConnectException when nothing listens there, or the broker closed the connection
    *     without greeting (it is shutting down)
+   * @throws SocketTimeoutException when it accepted but sent no greeting in time (stopped, wedged)
    * @throws IOException when something else answers, or on any other failure
    */
   public static BrokerConnection open(Endpoint endpoint) throws IOException {
@@ -82,7 +83,12 @@ public final class BrokerConnection implements AutoCloseable {
       try {
         greeting = connection.receive(GREETING_TIMEOUT);
       } catch (SocketTimeoutException e) {
-        throw new ConnectException("no greeting from the broker at " + endpoint + " in time");
+        throw new SocketTimeoutException(
+            "no greeting from the broker at "
+                + endpoint
+                + " within "
+                + GREETING_TIMEOUT
+                + ": it accepts but does not answer (stopped or wedged)");
       } catch (Closed e) {
         throw new ConnectException(
             "the broker at " + endpoint + " closed the connection: it is shutting down");

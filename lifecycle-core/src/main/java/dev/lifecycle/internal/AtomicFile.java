@@ -9,9 +9,13 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongPredicate;
 
 /**
  * The one atomic, durable file replacement: the bytes go to a fresh 0600 temp file beside the
@@ -73,6 +77,39 @@ public final class AtomicFile {
   /** {@link #replace(Path, byte[], Around)} with the rename run directly. */
   public static void replace(Path target, byte[] bytes) throws IOException {
     replace(target, bytes, FileLocks.Action::run);
+  }
+
+  /**
+   * Removes temp files of {@code target} left by writers that died mid-write ({@code
+   * writerGone.test(pid)} must be proof, e.g. ESRCH), without following links.
+   *
+   * @return the files removed
+   */
+  public static List<Path> sweepTemps(Path target, LongPredicate writerGone) {
+    Path dir = target.toAbsolutePath().getParent();
+    String prefix = "." + target.getFileName() + ".";
+    List<Path> removed = new ArrayList<>();
+    try (DirectoryStream<Path> entries =
+        Files.newDirectoryStream(dir, prefix + "*" + TEMP_SUFFIX)) {
+      for (Path entry : entries) {
+        String rest = entry.getFileName().toString().substring(prefix.length());
+        int dot = rest.indexOf('.');
+        try {
+          long pid = Long.parseLong(rest.substring(0, Math.max(dot, 0)));
+          if (pid > 0
+              && writerGone.test(pid)
+              && Files.isRegularFile(entry, NOFOLLOW_LINKS)
+              && Files.deleteIfExists(entry)) {
+            removed.add(entry);
+          }
+        } catch (NumberFormatException | IOException e) {
+          // Not one of ours, or gone meanwhile.
+        }
+      }
+    } catch (IOException e) {
+      return removed;
+    }
+    return removed;
   }
 
   /** Makes a rename or delete in {@code dir} durable; not every platform can force a directory. */

@@ -105,6 +105,11 @@ public final class JobFile {
           dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     }
     AtomicFile.replace(file.toAbsolutePath(), format(record).getBytes(UTF_8));
+    // A worker SIGKILLed mid-write leaves its temp file; the next writer removes it.
+    ProcessPlatform platform = ProcessPlatform.get();
+    AtomicFile.sweepTemps(
+        file.toAbsolutePath(),
+        pid -> Liveness.judge(platform, ProcessIdentity.ofPid(pid)).isProvenGone());
   }
 
   static String format(JobRecord r) {

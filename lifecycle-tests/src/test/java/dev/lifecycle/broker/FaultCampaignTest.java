@@ -110,6 +110,84 @@ class FaultCampaignTest {
     return summary.toString();
   }
 
+  @Test
+  @Timeout(value = 1, unit = TimeUnit.HOURS)
+  void aStoppedBrokerIsLeftAloneAndNamed() throws Exception {
+    int trials = Integer.getInteger("faults.stopTrials", 5);
+    List<String> failures = new ArrayList<>();
+    long slowest = 0;
+    for (int trial = 0; trial < trials; trial++) {
+      Path dir = Files.createTempDirectory("faults-stop-");
+      String mark = UUID.randomUUID().toString();
+      try {
+        RecordStore store = RecordStore.open(dir.resolve("store"));
+        BrokerClient client =
+            BrokerClient.builder()
+                .store(store)
+                .name(NAME)
+                .command(
+                    () -> {
+                      ProcessBuilder b = Brokers.command(store.directory(), NAME, BROKER_OPTIONS);
+                      b.environment().put(MARK, mark);
+                      return b;
+                    })
+                .readyTimeout(dev.lifecycle.time.Limit.ofSeconds(30))
+                .build();
+        BrokerSession serving = client.ensure();
+        ProcessIdentity broker = OS.identify(serving.pid()).orElseThrow();
+        OS.signal(broker, Signal.STOP);
+        long t0 = System.nanoTime();
+        try (BrokerConnection unexpected = client.connection()) {
+          failures.add("trial " + trial + ": a stopped broker greeted");
+        } catch (BrokerException e) {
+          if (e.pid().orElse(0) != broker.pid()
+              || !e.getMessage().contains("pid " + broker.pid())) {
+            failures.add("trial " + trial + ": failure does not name the broker: " + e);
+          }
+        }
+        slowest = Math.max(slowest, since(t0).toMillis());
+        if (OS.probe(broker) != dev.lifecycle.process.Liveness.ALIVE
+            || !store
+                .look(NAME)
+                .record()
+                .map(r -> r.owner().equals(serving.record().owner()))
+                .orElse(false)) {
+          failures.add("trial " + trial + ": the stopped broker or its record was touched");
+        }
+        if (OS.findByEnvironment(MARK, mark).stream()
+                .map(pid -> OS.commandLine(pid).map(c -> String.join(" ", c)).orElse(""))
+                .filter(c -> c.contains(TestBrokerMain.class.getName()))
+                .count()
+            != 1) {
+          failures.add("trial " + trial + ": a second broker was started");
+        }
+        OS.signal(broker, Signal.CONT);
+        try (BrokerConnection c = client.connection()) {
+          Brokers.send(c, "shutdown");
+        }
+        long goneBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!OS.findByEnvironment(MARK, mark).isEmpty() && System.nanoTime() < goneBy) {
+          Thread.sleep(50);
+        }
+      } finally {
+        for (long pid : OS.findByEnvironment(MARK, mark)) {
+          OS.identify(pid).ifPresent(id -> OS.signal(id, Signal.KILL));
+        }
+        deleteTree(dir);
+      }
+    }
+    String row =
+        trials
+            + " trials: failures "
+            + failures.size()
+            + ", slowest failure reported after "
+            + slowest
+            + " ms"
+            + (failures.isEmpty() ? "" : "\n" + String.join("\n", failures));
+    report("sigstop", row);
+    assertThat(failures).isEmpty();
+  }
+
   static void report(String row, String text) throws IOException {
     FaultReport.write(row, text);
   }

@@ -74,6 +74,11 @@ class FaultCampaignTest {
       long delayMillis = random.nextInt(2500);
       Trial t = new Trial(trial, target, clients, delayMillis);
       List<String> problems = t.run();
+      if (t.killed.startsWith("no ")) {
+        phases.merge("no-kill:" + target, 1, Integer::sum);
+        System.out.println("trial " + trial + " " + t + " -> no kill");
+        continue;
+      }
       perTarget.computeIfAbsent(target, k -> new int[2])[0]++;
       phases.merge(target + "@" + t.phase, 1, Integer::sum);
       if (!problems.isEmpty()) {
@@ -224,7 +229,7 @@ class FaultCampaignTest {
         Thread.sleep(delayMillis);
         kill(started, records);
         if (killed.startsWith("no ")) {
-          problems.add(killed);
+          return problems; // nothing was killed: not a fault trial (counted apart)
         }
         for (Process p : started) {
           if (!p.waitFor(90, TimeUnit.SECONDS)) {
@@ -325,6 +330,9 @@ class FaultCampaignTest {
               case BACKEND -> withCommand("sleep 30");
               case TETHER -> withCommand("tether");
             };
+        if (target == Target.CLIENT && candidates.isEmpty()) {
+          break; // every client already finished: there is nothing left to kill
+        }
         if (!candidates.isEmpty()) {
           phase = phaseOf(records);
           long pid = candidates.get(0);
@@ -336,7 +344,7 @@ class FaultCampaignTest {
         }
         Thread.sleep(2);
       }
-      killed = "no " + target + " appeared within 20 s";
+      killed = "no " + target + " to kill (none alive, or none appeared within 20 s)";
     }
 
     /** Live clients, the one that spawned a broker (its parent, the start-lock holder) first. */

@@ -41,10 +41,13 @@ public final class TestBrokerMain {
             .name(args[1])
             .startup(
                 rt -> {
+                  // Started before the spawn: its sidecar takes tens of ms to come up, and a kill
+                  // between spawn and bind orphans the backend.
+                  Tether tether = Boolean.getBoolean("test.tether") ? Tether.shared() : null;
                   ProcessTree tree = rt.spawnBackend(backend());
                   trees.add(tree);
-                  if (Boolean.getBoolean("test.tether")) {
-                    Tether.shared().bind(tree); // SPAWN-AND-BIND: a kill before this orphans it
+                  if (tether != null) {
+                    tether.bind(tree); // SPAWN-AND-BIND: a kill before this line orphans it
                   }
                   System.err.println("BACKEND " + pids(trees));
                   if (stall) {

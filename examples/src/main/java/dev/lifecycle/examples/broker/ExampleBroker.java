@@ -109,6 +109,9 @@ public final class ExampleBroker {
 
   /** Under the startup bound: spawn the app server and wait until it has initialized. */
   private void startBackend(BrokerRuntime runtime) throws Exception {
+    // The tether's sidecar is started before the spawn (it takes tens of ms to come up), so the
+    // window between spawn and bind is as short as this API allows.
+    Tether tether = Tether.shared();
     appServer =
         Connect.withBackend(
             () -> {
@@ -119,7 +122,7 @@ public final class ExampleBroker {
               }
               // If this JVM is SIGKILLed the shutdown pass never runs: the tether's sidecar then
               // ends the tree (the MCP servers that ignore SIGTERM included).
-              Tether.shared().bind(tree);
+              tether.bind(tree); // SPAWN-AND-BIND: a SIGKILL before this line orphans the tree
               return tree;
             },
             tree -> AppServer.initialize(tree.leader()),

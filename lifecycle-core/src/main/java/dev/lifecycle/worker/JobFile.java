@@ -85,9 +85,12 @@ public final class JobFile {
   /**
    * Reads the record at {@code file} and judges its owner by identity ({@link Liveness#judge}): a
    * pid that now belongs to a process of a known, different identity counts as the owner being
-   * gone; a pid whose identity cannot be read (EPERM, {@code hidepid}) does not.
+   * gone; a pid whose identity cannot be read (EPERM, {@code hidepid}) does not. Temp files left by
+   * writers proven gone (a worker SIGKILLed mid-write) are removed first, even when the job file
+   * itself does not exist (yet).
    */
   public static JobState inspect(Path file, ProcessPlatform platform) throws IOException {
+    sweep(file.toAbsolutePath(), platform); // also when the file is absent: a first write died
     JobRecord record = read(file);
     return new JobState(record, Liveness.judge(platform, record.owner()).liveness());
   }
@@ -105,11 +108,13 @@ public final class JobFile {
           dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     }
     AtomicFile.replace(file.toAbsolutePath(), format(record).getBytes(UTF_8));
-    // A worker SIGKILLed mid-write leaves its temp file; the next writer removes it.
-    ProcessPlatform platform = ProcessPlatform.get();
+    sweep(file.toAbsolutePath(), ProcessPlatform.get());
+  }
+
+  /** A worker SIGKILLed mid-write leaves its temp file: the next write or inspect removes it. */
+  private static void sweep(Path file, ProcessPlatform platform) {
     AtomicFile.sweepTemps(
-        file.toAbsolutePath(),
-        pid -> Liveness.judge(platform, ProcessIdentity.ofPid(pid)).isProvenGone());
+        file, pid -> Liveness.judge(platform, ProcessIdentity.ofPid(pid)).isProvenGone());
   }
 
   static String format(JobRecord r) {

@@ -82,6 +82,24 @@ class JobFileOwnerTest {
     assertThat(Liveness.judge(real, owner)).isEqualTo(Liveness.Verdict.GONE);
   }
 
+  @Test
+  void aWriteKilledMidwayLeavesNothingOnceInspected() throws Exception {
+    Process gone = new ProcessBuilder("true").start();
+    assertThat(gone.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    Path file = tmp.resolve("job");
+    Path dead =
+        java.nio.file.Files.writeString(tmp.resolve(".job." + gone.pid() + ".7.tmp"), "half");
+    Path live =
+        java.nio.file.Files.writeString(
+            tmp.resolve(".job." + ProcessHandle.current().pid() + ".8.tmp"), "in flight");
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> JobFile.inspect(file, real))
+        .isInstanceOf(java.nio.file.NoSuchFileException.class);
+
+    assertThat(dead).doesNotExist(); // its writer is proven gone
+    assertThat(live).exists(); // this JVM's own write may still be under way
+  }
+
   /** The real platform, except that identities cannot be read and probes answer EPERM. */
   private static final class Hidepid implements ProcessPlatform {
     private final ProcessPlatform real;

@@ -74,6 +74,11 @@ class WorkerFaultCampaignTest {
         }
         if (!Files.exists(jobFile)) {
           absent++;
+          try {
+            JobFile.inspect(jobFile, OS); // what a supervisor does: it also tidies a dead write
+          } catch (java.nio.file.NoSuchFileException expected) {
+            // No record was ever written.
+          }
         } else {
           JobFile.JobState state = JobFile.inspect(jobFile, OS); // throws on a torn file
           if (state.record().status() == WorkerStatus.RUNNING) {

@@ -128,7 +128,7 @@ class BrokerLifecycleTest {
           reply = request(ch, STATUS);
         } catch (java.io.IOException e) {
           // Accepted by the kernel just before the idle pass closed the listener: the broker
-          // closes it unread (see README, library findings). Retried once, as the CLI does.
+          // closes it without a greeting and connection() starts over; a second failure fails.
           hungUp++;
           try (BrokerConnection ch = client.connection()) {
             reply = request(ch, STATUS);

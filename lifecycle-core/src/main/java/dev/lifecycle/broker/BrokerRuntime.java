@@ -370,6 +370,12 @@ public final class BrokerRuntime implements AutoCloseable {
           return stopped.copy();
         }
         default -> {
+          IdleTracker tracker = idle;
+          if (why == ShutdownReason.IDLE && tracker != null && tracker.activeLeases() > 0) {
+            // A client was accepted (and greeted) between the idle decision and here: it keeps
+            // the broker, and the tracker re-arms when its lease closes.
+            return stopped.copy();
+          }
           state = BrokerState.SHUTTING_DOWN;
           reason = why;
           closing = listener;

@@ -128,6 +128,25 @@ class BrokerRuntimeTest {
   }
 
   @Test
+  void anIdleTriggerThatLostTheRaceToAClientDoesNotEndTheBroker() throws Exception {
+    BrokerRuntime runtime = started(builder());
+    // The idle timer decided with no lease open; a client was greeted before the pass started.
+    try (BrokerConnection client = connect(runtime.record().orElseThrow())) {
+      until("connection lease taken", () -> runtime.activeLeases() == 1);
+
+      runtime.shutdown(ShutdownReason.IDLE);
+
+      assertThat(runtime.state()).isEqualTo(BrokerState.SERVING);
+      send(client, "still here");
+      assertThat(reply(client)).isEqualTo("echo still here");
+    }
+    until("lease released", () -> runtime.activeLeases() == 0);
+    time.advance(IDLE); // re-armed by the last lease: the broker idles out after all
+    assertThat(runtime.onStopped().get(10, TimeUnit.SECONDS).reason())
+        .isEqualTo(ShutdownReason.IDLE);
+  }
+
+  @Test
   void aBrokerNobodyConnectsToIdlesOutOneWindowAfterStart() throws Exception {
     BrokerRuntime runtime = started(builder());
     time.advance(IDLE.minusMillis(1));

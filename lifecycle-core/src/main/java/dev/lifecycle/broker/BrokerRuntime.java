@@ -4,6 +4,7 @@ import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.record.ArtifactKind;
 import dev.lifecycle.record.RecordStore;
 import dev.lifecycle.record.SessionRecord;
+import dev.lifecycle.tether.Tether;
 import dev.lifecycle.time.Guards;
 import dev.lifecycle.time.IdleTracker;
 import dev.lifecycle.time.Limit;
@@ -13,6 +14,7 @@ import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.SelfTermination;
 import dev.lifecycle.tree.TreeOptions;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,6 +28,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -109,6 +112,7 @@ public final class BrokerRuntime implements AutoCloseable {
   private final RequestHandler handler;
   private final Startup startup;
   private final BackendExit backendExit;
+  private final Supplier<Tether> tether;
   private final boolean shutdownHook;
   private final boolean exitOnStartupOverrun;
   private final ShutdownPass pass;
@@ -141,6 +145,7 @@ public final class BrokerRuntime implements AutoCloseable {
     tcp = b.tcp;
     startup = b.startup;
     backendExit = b.backendExit;
+    tether = b.tether != null ? () -> b.tether : Tether::shared;
     shutdownHook = b.shutdownHook;
     exitOnStartupOverrun = b.exitOnStartupOverrun;
     Consumer<Step> observer = b.observer;
@@ -296,15 +301,22 @@ public final class BrokerRuntime implements AutoCloseable {
   }
 
   /**
-   * Spawns {@code builder}'s command as a backend tree and {@link #adopt adopts} it.
+   * Spawns {@code builder}'s command as a backend tree bound to the tether before it starts ({@link
+   * Tether#spawn}), and {@link #adopt adopts} it: if this broker dies at any moment, even by
+   * SIGKILL between the spawn and anything after it, the tether ends the tree.
    *
-   * <p>SPAWN-AND-BIND: the tree is not bound to a tether here; a broker killed between this spawn
-   * and its own {@code Tether.bind} orphans the backend. To be replaced by the containment API that
-   * returns a tree already bound.
+   * @throws IOException when the program cannot be started or the tether is unavailable (nothing is
+   *     left running then)
    */
   public ProcessTree spawnBackend(ProcessBuilder builder) throws IOException {
     TreeOptions options = TreeOptions.defaults().withGrace(backendGrace);
-    return adopt(ProcessTree.spawn(platform, builder, options));
+    Tether bindTo;
+    try {
+      bindTo = tether.get();
+    } catch (UncheckedIOException e) {
+      throw new IOException("no tether for the backends of broker " + name, e.getCause());
+    }
+    return adopt(bindTo.spawn(platform, builder, options).tree());
   }
 
   private void backendExited(ProcessTree tree) {
@@ -554,6 +566,7 @@ public final class BrokerRuntime implements AutoCloseable {
     private boolean tcp;
     private Startup startup;
     private BackendExit backendExit = BackendExit.shutDown();
+    private Tether tether;
     private boolean shutdownHook = true;
     private boolean exitOnStartupOverrun = true;
     private Consumer<Step> observer = step -> {};
@@ -590,6 +603,12 @@ public final class BrokerRuntime implements AutoCloseable {
      */
     public Builder onBackendExit(BackendExit value) {
       backendExit = Objects.requireNonNull(value, "onBackendExit");
+      return this;
+    }
+
+    /** The tether {@link #spawnBackend} binds backends to; default {@link Tether#shared()}. */
+    public Builder tether(Tether value) {
+      tether = Objects.requireNonNull(value, "tether");
       return this;
     }
 

@@ -424,4 +424,20 @@ class BrokerProcessTest {
           .containsExactly(serving.artifacts().get(ArtifactKind.DIRECTORY));
     }
   }
+
+  @Test
+  void aBrokerSigkilledRightAfterSpawningItsBackendLeavesNoTree() throws Exception {
+    ProcessTree broker =
+        startBroker(
+            temp.resolve("broker.log"),
+            "-Dtest.dieAfterSpawn=true",
+            "-Dlifecycle.tether.grace=300ms");
+
+    assertThat(broker.leader().waitFor(30, TimeUnit.SECONDS)).as("broker killed itself").isTrue();
+    assertThat(broker.leader().exitValue()).isEqualTo(128 + 9);
+    // Its backend (sh, a sleep, a TERM-ignoring sleep) was bound to the tether before it started:
+    // with a spawn that binds afterwards, this moment orphans the tree for good.
+    Reaper.until(
+        Duration.ofSeconds(20), "backend tree and tether gone", () -> reaper.started().isEmpty());
+  }
 }

@@ -56,8 +56,7 @@ class FaultCampaignTest {
       List.of(
           "-Dlifecycle.broker.idleTimeout=30s",
           "-Dlifecycle.broker.backendGrace=200ms",
-          "-Dlifecycle.tether.grace=300ms",
-          "-Dtest.tether=true");
+          "-Dlifecycle.tether.grace=300ms");
 
   @Test
   @Timeout(value = 3, unit = TimeUnit.HOURS)

@@ -1,7 +1,6 @@
 package dev.lifecycle.broker;
 
 import dev.lifecycle.record.RecordStore;
-import dev.lifecycle.tether.Tether;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.TreeMember;
 import java.nio.file.Path;
@@ -19,7 +18,7 @@ import java.util.stream.Collectors;
  * backend process), {@code slow <ms>} (replies after a delay), {@code shutdown}.
  *
  * <p>Arguments: {@code <storeDir> <name>}; {@code -Dtest.stall=true} never finishes its startup;
- * {@code -Dtest.tether=true} binds the backend to the shared tether.
+ * {@code -Dtest.dieAfterSpawn=true} SIGKILLs itself the moment its backend spawn returned.
  */
 public final class TestBrokerMain {
   private TestBrokerMain() {}
@@ -41,14 +40,12 @@ public final class TestBrokerMain {
             .name(args[1])
             .startup(
                 rt -> {
-                  // Started before the spawn: its sidecar takes tens of ms to come up, and a kill
-                  // between spawn and bind orphans the backend.
-                  Tether tether = Boolean.getBoolean("test.tether") ? Tether.shared() : null;
-                  ProcessTree tree = rt.spawnBackend(backend());
-                  trees.add(tree);
-                  if (tether != null) {
-                    tether.bind(tree); // SPAWN-AND-BIND: a kill before this line orphans it
+                  ProcessTree tree = rt.spawnBackend(backend()); // bound to the tether already
+                  if (Boolean.getBoolean("test.dieAfterSpawn")) { // the moment nothing else sees
+                    long self = ProcessHandle.current().pid();
+                    new ProcessBuilder("kill", "-KILL", Long.toString(self)).start().waitFor();
                   }
+                  trees.add(tree);
                   System.err.println("BACKEND " + pids(trees));
                   if (stall) {
                     new CountDownLatch(1).await(); // the startup bound must end this

@@ -109,20 +109,17 @@ public final class ExampleBroker {
 
   /** Under the startup bound: spawn the app server and wait until it has initialized. */
   private void startBackend(BrokerRuntime runtime) throws Exception {
-    // The tether's sidecar is started before the spawn (it takes tens of ms to come up), so the
-    // window between spawn and bind is as short as this API allows.
-    Tether tether = Tether.shared();
     appServer =
         Connect.withBackend(
             () -> {
+              // Bound to the tether before it starts: if this JVM is SIGKILLed at any moment the
+              // shutdown pass never runs, and the tether's sidecar ends the tree (the MCP servers
+              // that ignore SIGTERM included).
               ProcessTree tree =
                   runtime.spawnBackend(AppServer.command(AppServer.configuredMode()));
               synchronized (backends) {
                 backends.add(tree);
               }
-              // If this JVM is SIGKILLed the shutdown pass never runs: the tether's sidecar then
-              // ends the tree (the MCP servers that ignore SIGTERM included).
-              tether.bind(tree); // SPAWN-AND-BIND: a SIGKILL before this line orphans the tree
               return tree;
             },
             tree -> AppServer.initialize(tree.leader()),

@@ -151,6 +151,7 @@ public final class BrokerClient {
 
   private BrokerSession ensureUnderStartLock() throws IOException {
     long unresponsiveSince = 0;
+    int cleanExits = 0;
     Backoff backoff = Backoff.fileWait();
     while (true) {
       ReadResult result = store.read(name);
@@ -161,7 +162,14 @@ public final class BrokerClient {
         case OWNER_GONE:
         case CORRUPT:
           store.sweep(name); // litter of brokers killed before any record named their files
-          return launcher.launch(Objects.requireNonNull(command.get(), "command returned null"));
+          try {
+            return launcher.launch(Objects.requireNonNull(command.get(), "command returned null"));
+          } catch (Launcher.ExitedCleanly e) {
+            if (++cleanExits >= CONNECT_ATTEMPTS) {
+              throw new BrokerException(e.getMessage(), e.pid, e);
+            }
+            break; // read the record again and start over
+          }
         case UNRESPONSIVE:
           SessionRecord record = result.record().orElseThrow();
           long now = System.nanoTime();

@@ -69,6 +69,16 @@ final class Launcher {
           return new BrokerSession(record, record.owner().pid() == pid);
         }
         if (!tree.leader().isAlive()) {
+          if (tree.leader().exitValue() == 0) {
+            // It served and left (an idle timeout shorter than our polling): start over.
+            throw new ExitedCleanly(
+                "broker "
+                    + name
+                    + " (pid "
+                    + pid
+                    + ") exited with status 0 before this client saw it serving",
+                pid);
+          }
           throw new BrokerException(
               "broker "
                   + name
@@ -95,6 +105,17 @@ final class Launcher {
     } catch (IOException | RuntimeException | Error e) {
       abandon(tree, e);
       throw e;
+    }
+  }
+
+  /** The spawned broker ended normally before we saw it serve: worth one more start. */
+  static final class ExitedCleanly extends IOException {
+    private static final long serialVersionUID = 1L;
+    final long pid;
+
+    ExitedCleanly(String message, long pid) {
+      super(message);
+      this.pid = pid;
     }
   }
 

@@ -146,7 +146,7 @@ public final class ExampleBroker {
     }
     switch ((String) op) {
       case "call":
-        return call(fields);
+        return call(request, fields);
       case "slow":
         return slow(fields.get("ms"));
       case "fail":
@@ -162,14 +162,15 @@ public final class ExampleBroker {
     }
   }
 
-  private CompletionStage<String> call(Map<?, ?> fields) {
+  private CompletionStage<String> call(BrokerRequest request, Map<?, ?> fields) {
     Object tool = fields.get("tool");
     AppServer server = appServer;
     if ("echo".equals(tool)) {
       return server.echo(ExampleJson.write(fields.get("args"))).handle(ExampleBroker::backendReply);
     }
     if ("crash".equals(tool)) {
-      server.crash();
+      // After the reply: the app server's exit ends this broker, and with it this connection.
+      request.afterReply(server::crash);
       return ok("app server told to exit");
     }
     return error(METHOD_NOT_FOUND, "unknown tool " + ExampleJson.write(tool));

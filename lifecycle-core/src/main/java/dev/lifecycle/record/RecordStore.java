@@ -211,7 +211,8 @@ public final class RecordStore {
 
   /**
    * Creates a fresh generation directory for an owner of {@code name} in this store, mode 0700,
-   * named after its creator ({@code <name>.gen-<pid>-<start>-<clock>-<random>}) so that {@link
+   * named after its creator ({@code <name>.gen-<pid>-<start>-<clock>-<random>}, base 36, short
+   * enough that a Unix socket path inside it stays within the kernel's limit) so that {@link
    * #sweep} can remove it once its creator is proven gone even if no record ever named it.
    *
    * <p>Artifacts of a record are confined: its directory must be a direct child of the store whose
@@ -222,18 +223,10 @@ public final class RecordStore {
    */
   public Path createGenerationDirectory(String name) throws IOException {
     ProcessIdentity self = platform.self();
-    String prefix =
-        checkName(name)
-            + GENERATION
-            + self.pid()
-            + "-"
-            + self.startTime()
-            + "-"
-            + clockTag(platform.capabilities().platform())
-            + "-";
+    String prefix = generationPrefix(checkName(name), self, platform.capabilities().platform());
     // Short: a Unix socket path inside it must stay under the kernel's 107 bytes.
     for (int attempt = 0; ; attempt++) {
-      String random = Long.toString(RANDOM.nextLong() & 0x7fffffffffL, 36);
+      String random = Long.toString(RANDOM.nextLong() & 0x1ffffffL, 36); // 5 characters
       try {
         return Files.createDirectory(
             directory.resolve(prefix + random),
@@ -322,8 +315,8 @@ public final class RecordStore {
       return Optional.empty();
     }
     try {
-      long pid = Long.parseLong(parts[0]);
-      long start = Long.parseLong(parts[1]);
+      long pid = Long.parseLong(parts[0], 36);
+      long start = Long.parseLong(parts[1], 36);
       if (pid <= 0) {
         return Optional.empty();
       }
@@ -336,7 +329,19 @@ public final class RecordStore {
   }
 
   static String clockTag(String clock) {
-    return String.format("%04x", clock.hashCode() & 0xffff);
+    return Long.toString(clock.hashCode() & 0x3ff, 36); // 1-2 characters
+  }
+
+  /** {@code <name>.gen-<pid>-<start>-<clock>-}, numbers in base 36 to keep socket paths short. */
+  static String generationPrefix(String name, ProcessIdentity creator, String clock) {
+    return name
+        + GENERATION
+        + Long.toString(creator.pid(), 36)
+        + "-"
+        + Long.toString(Math.max(0, creator.startTime()), 36)
+        + "-"
+        + clockTag(clock)
+        + "-";
   }
 
   private static final SecureRandom RANDOM = new SecureRandom();

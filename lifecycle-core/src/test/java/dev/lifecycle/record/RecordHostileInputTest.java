@@ -186,12 +186,13 @@ class RecordHostileInputTest {
   void litterOfGoneOwnersIsSweptAndLiveOnesKept() throws Exception {
     RecordStore store = store();
     ProcessIdentity gone = goneProcess();
-    String clock = RecordStore.clockTag(platform.capabilities().platform());
     Path dead =
         Files.createDirectory(
             store
                 .directory()
-                .resolve("broker.gen-" + gone.pid() + "-" + gone.startTime() + "-" + clock + "-1"));
+                .resolve(
+                    RecordStore.generationPrefix("broker", gone, platform.capabilities().platform())
+                        + "1"));
     Files.writeString(dead.resolve("broker.sock"), "left by a SIGKILL");
     Path link = Files.createSymbolicLink(dead.resolve("link"), tmp);
     Path deadTemp =
@@ -209,7 +210,7 @@ class RecordHostileInputTest {
     assertThat(mine).exists();
     assertThat(unparsable).exists();
     assertThat(mine.getFileName().toString())
-        .startsWith("broker.gen-" + platform.self().pid() + "-");
+        .startsWith("broker.gen-" + Long.toString(platform.self().pid(), 36) + "-");
     assertThat(new String(Files.readAllBytes(store.lockFile("broker")), StandardCharsets.UTF_8))
         .isEmpty();
   }

@@ -1,7 +1,7 @@
 package dev.lifecycle.examples;
 
 import dev.lifecycle.examples.broker.BrokerCommand;
-import dev.lifecycle.examples.broker.Json;
+import dev.lifecycle.examples.broker.ExampleJson;
 import dev.lifecycle.examples.cli.Cli;
 import dev.lifecycle.examples.worker.ExampleWorker;
 import dev.lifecycle.process.Liveness;
@@ -128,7 +128,7 @@ public final class Demo {
     System.out.printf("%-22s %5s %8s  %s%n", "call", "exit", "ms", "stdout");
     calls.forEach(
         c -> System.out.printf("%-22s %5d %8d  %s%n", c.what, c.exit, c.millis, c.stdout));
-    Map<?, ?> status = (Map<?, ?>) Json.parse(calls.get(1).stdout);
+    Map<?, ?> status = (Map<?, ?>) ExampleJson.parse(calls.get(1).stdout);
     trackBroker(status, "a");
     System.out.println(
         "one broker (pid "
@@ -213,7 +213,7 @@ public final class Demo {
     heading("(d) a broker killed with SIGKILL, reclaimed by the next client");
     Path ws = root.resolve("workspace-d");
     Call first = finish(spawnCli(ws, "{\"op\":\"status\"}", "d", "cli status"), "status", 0);
-    Map<?, ?> status = (Map<?, ?>) Json.parse(first.stdout);
+    Map<?, ?> status = (Map<?, ?>) ExampleJson.parse(first.stdout);
     trackBroker(status, "d");
     ProcessIdentity broker = roleIdentities("d", "broker").get(0);
     List<ProcessIdentity> backend = roleIdentities("d", "backend");
@@ -230,7 +230,7 @@ public final class Demo {
             "echo",
             0);
     Call after = finish(spawnCli(ws, "{\"op\":\"status\"}", "d", "cli status"), "status", 0);
-    Map<?, ?> second = (Map<?, ?>) Json.parse(after.stdout);
+    Map<?, ?> second = (Map<?, ?>) ExampleJson.parse(after.stdout);
     trackBroker(second, "d");
     System.out.println(
         "next client: exit "

@@ -1,12 +1,15 @@
 package dev.lifecycle.examples;
 
+import static dev.lifecycle.examples.Workspace.poll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lifecycle.broker.BrokerLimits;
 import dev.lifecycle.broker.Connect;
-import dev.lifecycle.examples.broker.Json;
+import dev.lifecycle.examples.broker.ExampleJson;
 import dev.lifecycle.examples.cli.Cli;
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.Signal;
 import dev.lifecycle.testkit.ConcurrentLaunch;
 import dev.lifecycle.testkit.LaunchReport;
 import dev.lifecycle.testkit.LaunchResult;
@@ -22,7 +25,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -49,7 +54,7 @@ class CliTest {
       Set<Object> brokers = new java.util.HashSet<>();
       for (LaunchResult r : cold.results()) {
         assertThat(r.exitCode()).as(r.toString()).hasValue(0);
-        brokers.add(((Map<?, ?>) Json.parse(r.stdout().trim())).get("pid"));
+        brokers.add(((Map<?, ?>) ExampleJson.parse(r.stdout().trim())).get("pid"));
       }
       assertThat(brokers).as("single-flight start").hasSize(1);
 
@@ -64,7 +69,7 @@ class CliTest {
       Workspace.CliRun after = ws.cli(ECHO);
       assertThat(after.exit()).isZero();
       assertThat(after.stdout()).isEqualTo("\"echo-ok\"");
-      assertThat(((Map<?, ?>) Json.parse(ws.cli("{\"op\":\"status\"}").stdout())).get("pid"))
+      assertThat(((Map<?, ?>) ExampleJson.parse(ws.cli("{\"op\":\"status\"}").stdout())).get("pid"))
           .isIn(brokers);
       ws.shutdownAll();
       cold.assertAllGone(Duration.ofSeconds(10));
@@ -117,6 +122,48 @@ class CliTest {
       LifecycleAssertions.assertThatPids(
               clis.stream().map(Process::pid).collect(Collectors.toList()))
           .areAllGone(Duration.ofSeconds(3));
+    }
+  }
+
+  @Test
+  @DisplayName("a CLI whose caller was SIGKILLed stops waiting within a second")
+  void killedCallerEndsTheCli() throws Exception {
+    try (Workspace ws = new Workspace("-Dlifecycle.broker.idleTimeout=30s")) {
+      ws.ensure();
+      List<String> argv = new ArrayList<>(List.of("sh", "-c", "\"$@\"; echo unreachable", "sh"));
+      argv.addAll(ws.cliArgv("{\"op\":\"slow\",\"ms\":30000}"));
+      ProcessBuilder shell = new ProcessBuilder(argv).redirectInput(ProcessBuilder.Redirect.PIPE);
+      shell.environment().put(Workspace.MARK, ws.mark);
+      Process caller = shell.start();
+      ProcessHandle cli =
+          Workspace.pollFor(Duration.ofSeconds(20), () -> caller.toHandle().children().findFirst());
+      ProcessIdentity cliId = Workspace.OS.identify(cli.pid()).orElseThrow();
+      // Kill the caller once the CLI watches it (its thread names show in /proc).
+      assertThat(poll(Duration.ofSeconds(20), () -> hasThread(cli.pid(), "cli-caller-watc")))
+          .isTrue();
+      Workspace.OS.signal(Workspace.OS.identify(caller.pid()).orElseThrow(), Signal.KILL);
+      assertThat(caller.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      long t0 = System.nanoTime();
+      // Without a caller watch the CLI waits for its reply: 30 s here, 60 s by default.
+      assertThat(poll(Duration.ofSeconds(5), () -> Workspace.gone(cliId)))
+          .as("CLI %d ended after its caller died", cli.pid())
+          .isTrue();
+      assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+    }
+  }
+
+  private static boolean hasThread(long pid, String comm) {
+    try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+      return tasks.anyMatch(
+          task -> {
+            try {
+              return Files.readString(task.resolve("comm")).trim().equals(comm);
+            } catch (IOException e) {
+              return false;
+            }
+          });
+    } catch (IOException e) {
+      return false;
     }
   }
 

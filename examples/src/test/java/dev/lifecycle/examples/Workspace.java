@@ -3,10 +3,11 @@ package dev.lifecycle.examples;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import dev.lifecycle.broker.BrokerClient;
+import dev.lifecycle.broker.BrokerConnection;
 import dev.lifecycle.broker.BrokerSession;
 import dev.lifecycle.examples.broker.BrokerCommand;
 import dev.lifecycle.examples.broker.ExampleBroker;
-import dev.lifecycle.examples.broker.Json;
+import dev.lifecycle.examples.broker.ExampleJson;
 import dev.lifecycle.examples.cli.Cli;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
@@ -15,12 +16,10 @@ import dev.lifecycle.process.Signal;
 import dev.lifecycle.record.ReadResult;
 import dev.lifecycle.record.RecordStore;
 import dev.lifecycle.time.Limit;
-import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
 import java.lang.ProcessBuilder.Redirect;
-import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
+import java.net.SocketTimeoutException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -109,72 +108,35 @@ final class Workspace implements AutoCloseable {
     return new CliRun(p.exitValue(), out, err, p.pid(), Duration.ofNanos(System.nanoTime() - t0));
   }
 
-  static SocketChannel connect(BrokerSession session) throws IOException {
-    return dev.lifecycle.broker.BrokerClient.open(session.endpoint()); // consumes the greeting
-  }
-
-  static void send(SocketChannel ch, String line) throws IOException {
-    ByteBuffer b = ByteBuffer.wrap((line + "\n").getBytes(UTF_8));
-    while (b.hasRemaining()) {
-      ch.write(b);
-    }
+  static BrokerConnection connect(BrokerSession session) throws IOException {
+    return BrokerConnection.open(session.endpoint()); // consumes the greeting
   }
 
   /** A reply that does not come within this bound fails the test instead of hanging it. */
   static final Duration REPLY_BOUND = Duration.ofSeconds(15);
 
-  /** Reads one reply line, bounded by {@link #REPLY_BOUND} (the channel is closed past it). */
-  static String readLine(SocketChannel ch) throws IOException {
-    java.util.concurrent.CompletableFuture<String> line =
-        new java.util.concurrent.CompletableFuture<>();
-    Thread reader =
-        new Thread(
-            () -> {
-              try {
-                line.complete(readLineBlocking(ch));
-              } catch (Throwable t) {
-                line.completeExceptionally(t);
-              }
-            },
-            "test-reply-reader");
-    reader.setDaemon(true);
-    reader.start();
+  static void send(BrokerConnection ch, String line) throws IOException {
+    ch.send(line, REPLY_BOUND);
+  }
+
+  /** Reads one reply line, bounded by {@link #REPLY_BOUND} (the connection is closed past it). */
+  static String readLine(BrokerConnection ch) throws IOException {
     try {
-      return line.get(REPLY_BOUND.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.TimeoutException e) {
-      ch.close();
-      throw new AssertionError("no reply within " + REPLY_BOUND);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException(e);
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+      return ch.receive(REPLY_BOUND);
+    } catch (SocketTimeoutException e) {
+      throw new AssertionError("no reply within " + REPLY_BOUND, e);
     }
   }
 
-  private static String readLineBlocking(SocketChannel ch) throws IOException {
-    ByteArrayOutputStream line = new ByteArrayOutputStream();
-    ByteBuffer one = ByteBuffer.allocate(1);
-    while (ch.read(one) > 0) {
-      byte b = one.get(0);
-      one.clear();
-      if (b == '\n') {
-        return line.toString(UTF_8);
-      }
-      line.write(b);
-    }
-    throw new IOException("closed before a reply; got: " + line.toString(UTF_8));
-  }
-
-  static String request(SocketChannel ch, String line) throws IOException {
+  static String request(BrokerConnection ch, String line) throws IOException {
     send(ch, line);
     return readLine(ch);
   }
 
   /** One request on a fresh connection to {@code session}. */
   static Map<?, ?> call(BrokerSession session, String line) throws Exception {
-    try (SocketChannel ch = connect(session)) {
-      return (Map<?, ?>) Json.parse(request(ch, line));
+    try (BrokerConnection ch = connect(session)) {
+      return (Map<?, ?>) ExampleJson.parse(request(ch, line));
     }
   }
 
@@ -205,6 +167,24 @@ final class Workspace implements AutoCloseable {
   }
 
   /** Polls (5 ms doubling to 100 ms) until {@code condition} holds; false after {@code within}. */
+  /** Polls until {@code probe} finds something, failing the test past {@code within}. */
+  static <T> T pollFor(Duration within, java.util.function.Supplier<java.util.Optional<T>> probe) {
+    long deadline = System.nanoTime() + within.toNanos();
+    while (System.nanoTime() < deadline) {
+      java.util.Optional<T> found = probe.get();
+      if (found.isPresent()) {
+        return found.get();
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
+    throw new AssertionError("nothing found within " + within);
+  }
+
   static boolean poll(Duration within, BooleanSupplier condition) {
     long deadline = System.nanoTime() + within.toNanos();
     long pause = 5;

@@ -1,12 +1,10 @@
 package dev.lifecycle.broker;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
-
-import dev.lifecycle.probe.Endpoint;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.record.ArtifactKind;
 import dev.lifecycle.record.RecordStore;
 import dev.lifecycle.record.SessionRecord;
+import dev.lifecycle.tether.Tether;
 import dev.lifecycle.time.Guards;
 import dev.lifecycle.time.IdleTracker;
 import dev.lifecycle.time.Limit;
@@ -14,19 +12,10 @@ import dev.lifecycle.time.TimerHandle;
 import dev.lifecycle.time.TimerScheduler;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.SelfTermination;
-import dev.lifecycle.tree.TerminationReport;
 import dev.lifecycle.tree.TreeOptions;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
-import java.nio.channels.ServerSocketChannel;
+import java.io.UncheckedIOException;
 import java.nio.channels.SocketChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,9 +27,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,10 +37,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #start()}: arms the startup bound, runs the {@link Startup} (which spawns or adopts the
  * backend trees), binds a listener (a Unix domain socket in a fresh per-generation directory, or
- * TCP on loopback), publishes the {@link SessionRecord} only once listening, and serves
- * line-delimited requests with a {@link RequestHandler}. Each connection and each request in flight
- * holds an idle lease; one idle timeout after the last lease closes (or after start, if no client
- * ever comes) the broker shuts down.
+ * TCP on loopback), publishes the {@link SessionRecord} only once listening and only if no other
+ * live broker serves the name ({@link RecordStore#publishIfVacant}; otherwise it shuts down with
+ * {@link ShutdownReason#NAME_TAKEN}), and serves line-delimited requests with a {@link
+ * RequestHandler}. Each connection and each request in flight holds an idle lease; one idle timeout
+ * after the last lease closes (or after start, if no client ever comes) the broker shuts down. A
+ * backend whose leader exits while serving is handled by the {@link BackendExit} policy (default:
+ * shut down).
+ *
+ * <p>The parts: {@code Listener} (socket and accept thread), {@code Connection} (framing, dispatch,
+ * replies), {@code ShutdownPass} (the ordered steps); this class holds the state machine that ties
+ * them together. Thread-safe.
  *
  * <p>Shutdown is one pass however many triggers race (idle, {@link #shutdown()}, SIGTERM/SIGINT
  * through a JVM shutdown hook, the startup bound); later triggers get the same pass. Its order:
@@ -78,21 +73,18 @@ public final class BrokerRuntime implements AutoCloseable {
   public static final int STARTUP_OVERRUN_EXIT_CODE = 3;
 
   /** Longer request lines are a broken or hostile client: its connection is closed. */
-  static final int MAX_LINE_BYTES = 1 << 20;
+  static final int MAX_LINE_BYTES = Wire.MAX_LINE_BYTES;
 
   /**
    * The line a broker writes on every connection it accepts while it is not shutting down, before
    * anything else. A connection the kernel queued just before the listener closed is closed without
    * it, so a client that reads no greeting knows it reached a dying broker and starts over ({@link
-   * BrokerClient#connect()} does this) instead of waiting for a reply that never comes.
+   * BrokerConnection#open} does this) instead of waiting for a reply that never comes.
    */
-  public static final String GREETING = "lifecycle-broker";
-
-  /** A signalled accept() returns in microseconds; this only bounds a pathological case. */
-  private static final Duration ACCEPTOR_EXIT = Duration.ofSeconds(1);
+  public static final String GREETING = Wire.GREETING;
 
   /** The socket file inside the generation directory. */
-  static final String SOCKET_FILE = "broker.sock";
+  static final String SOCKET_FILE = Listener.SOCKET_FILE;
 
   /** Steps of the shutdown pass, in order (observable by tests). */
   enum Step {
@@ -119,14 +111,17 @@ public final class BrokerRuntime implements AutoCloseable {
   private final boolean tcp;
   private final RequestHandler handler;
   private final Startup startup;
+  private final BackendExit backendExit;
+  private final Supplier<Tether> tether;
   private final boolean shutdownHook;
   private final boolean exitOnStartupOverrun;
-  private final Consumer<Step> observer;
+  private final ShutdownPass pass;
+  private final Host host = new Host();
 
   private final Object lock = new Object();
   private BrokerState state = BrokerState.NEW; // guarded by lock
   private ShutdownReason reason; // guarded by lock
-  private ServerSocketChannel listener; // guarded by lock
+  private Listener listener; // guarded by lock
   private SessionRecord published; // guarded by lock
   private final List<ProcessTree> backends = new ArrayList<>(); // guarded by lock
   private final Set<Connection> connections = new LinkedHashSet<>(); // guarded by lock
@@ -135,7 +130,6 @@ public final class BrokerRuntime implements AutoCloseable {
   private volatile Path generationDirectory;
   private volatile Path socketFile;
   private volatile Thread hook;
-  private volatile Thread acceptor;
   private final CompletableFuture<ShutdownReport> stopped = new CompletableFuture<>();
 
   private BrokerRuntime(Builder b) {
@@ -150,9 +144,14 @@ public final class BrokerRuntime implements AutoCloseable {
     backendGrace = BrokerLimits.BACKEND_GRACE.or(b.backendGrace).asOptional().orElse(Duration.ZERO);
     tcp = b.tcp;
     startup = b.startup;
+    backendExit = b.backendExit;
+    tether = b.tether != null ? () -> b.tether : Tether::shared;
     shutdownHook = b.shutdownHook;
     exitOnStartupOverrun = b.exitOnStartupOverrun;
-    observer = b.observer;
+    Consumer<Step> observer = b.observer;
+    pass =
+        new ShutdownPass(
+            store, name, backendGrace, step -> observer.accept(Step.valueOf(step.name())));
   }
 
   public static Builder builder() {
@@ -162,8 +161,9 @@ public final class BrokerRuntime implements AutoCloseable {
   /**
    * Starts the broker and returns its published record once it is serving.
    *
-   * @throws IOException when starting failed or a shutdown trigger won the race; whatever was
-   *     started (backends, listener, record, files) has been taken down before this returns
+   * @throws IOException when starting failed, another broker already serves the name, or a shutdown
+   *     trigger won the race; whatever was started (backends, listener, record, files) has been
+   *     taken down before this returns
    * @throws IllegalStateException when called twice
    */
   public SessionRecord start() throws IOException {
@@ -183,27 +183,20 @@ public final class BrokerRuntime implements AutoCloseable {
       Runtime.getRuntime().addShutdownHook(h);
       hook = h;
     }
+    ShutdownReason failure = ShutdownReason.STARTUP_FAILED;
     try {
       if (startup != null) {
         startup.start(this);
       }
       checkStillStarting();
-      Path directory = Files.createTempDirectory(store.directory(), name + ".gen-");
-      generationDirectory = directory; // fresh per generation: no reclaim can hit a successor's
-      ServerSocketChannel channel;
-      Endpoint endpoint;
+      // Named after this process, so a sweep can remove it if we die before any record names it.
+      generationDirectory = store.createGenerationDirectory(name);
+      Listener bound;
       if (tcp) {
-        channel = ServerSocketChannel.open(StandardProtocolFamily.INET);
-        InetAddress loopback = InetAddress.getLoopbackAddress();
-        channel.bind(new InetSocketAddress(loopback, 0));
-        int port = ((InetSocketAddress) channel.getLocalAddress()).getPort();
-        endpoint = Endpoint.tcp(loopback.getHostAddress(), port);
+        bound = Listener.tcpLoopback(name);
       } else {
-        Path socket = directory.resolve(SOCKET_FILE);
-        channel = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-        socketFile = socket;
-        channel.bind(UnixDomainSocketAddress.of(socket));
-        endpoint = Endpoint.unix(socket);
+        socketFile = generationDirectory.resolve(Listener.SOCKET_FILE);
+        bound = Listener.unix(name, generationDirectory);
       }
       idle =
           IdleTracker.builder()
@@ -213,29 +206,38 @@ public final class BrokerRuntime implements AutoCloseable {
               .build();
       synchronized (lock) {
         if (state != BrokerState.STARTING) {
-          channel.close();
+          bound.close();
           checkStillStarting();
         }
-        listener = channel;
+        listener = bound;
       }
-      Thread accepting = new Thread(() -> acceptLoop(channel), "lifecycle-broker-accept");
-      accepting.setDaemon(true);
-      acceptor = accepting;
-      accepting.start();
-      SessionRecord record = SessionRecord.newGeneration(platform, endpoint, artifacts());
+      bound.start(this::accepted);
+      SessionRecord record = SessionRecord.newGeneration(platform, bound.endpoint(), artifacts());
       synchronized (lock) { // publish and shutdown exclude each other: no record outlives a pass
         checkStillStarting();
-        store.publish(name, record);
+        Optional<SessionRecord> other = store.publishIfVacant(name, record);
+        if (other.isPresent()) {
+          failure = ShutdownReason.NAME_TAKEN;
+          throw new BrokerException(
+              "broker "
+                  + name
+                  + " is already served by pid "
+                  + other.get().owner().pid()
+                  + " at "
+                  + other.get().endpoint()
+                  + "; not publishing over it",
+              other.get().owner().pid());
+        }
         published = record;
         state = BrokerState.SERVING;
       }
       startupGuard.cancel();
-      LOG.info("broker {} serving at {} (pid {})", name, endpoint, record.owner().pid());
+      LOG.info("broker {} serving at {} (pid {})", name, bound.endpoint(), record.owner().pid());
       return record;
     } catch (Exception e) {
-      ShutdownReport report = shutdown(ShutdownReason.STARTUP_FAILED).join();
+      ShutdownReport report = shutdown(failure).join();
       // A pass that won the race may have run before these files existed.
-      removeOwnArtifacts(new ArrayList<>(), new ArrayList<>());
+      ShutdownPass.removeOwnFiles(ownFiles(), new ArrayList<>(), new ArrayList<>());
       LOG.warn("broker {} failed to start: {}; {}", name, e.toString(), report);
       if (e instanceof IOException io) {
         throw io;
@@ -267,15 +269,29 @@ public final class BrokerRuntime implements AutoCloseable {
     return artifacts;
   }
 
+  /** The files this generation created, deepest first. */
+  private List<Path> ownFiles() {
+    List<Path> files = new ArrayList<>();
+    if (socketFile != null) {
+      files.add(socketFile);
+    }
+    if (generationDirectory != null) {
+      files.add(generationDirectory);
+    }
+    return files;
+  }
+
   /**
-   * Makes {@code tree} a backend of this broker: the shutdown pass terminates it. A tree adopted
-   * once the pass has begun is terminated at once (blocking), so none outlives the broker.
+   * Makes {@code tree} a backend of this broker: the shutdown pass terminates it, and while serving
+   * the {@link BackendExit} policy hears of its leader's exit. A tree adopted once the pass has
+   * begun is terminated at once (blocking), so none outlives the broker.
    */
   public ProcessTree adopt(ProcessTree tree) {
     Objects.requireNonNull(tree, "tree");
     synchronized (lock) {
       if (state.compareTo(BrokerState.SERVING) <= 0) {
         backends.add(tree);
+        tree.leader().onExit().thenRun(() -> backendExited(tree));
         return tree;
       }
     }
@@ -284,10 +300,45 @@ public final class BrokerRuntime implements AutoCloseable {
     return tree;
   }
 
-  /** Spawns {@code builder}'s command as a backend tree and {@link #adopt adopts} it. */
+  /**
+   * Spawns {@code builder}'s command as a backend tree bound to the tether before it starts ({@link
+   * Tether#spawn}), and {@link #adopt adopts} it: if this broker dies at any moment, even by
+   * SIGKILL between the spawn and anything after it, the tether ends the tree.
+   *
+   * @throws IOException when the program cannot be started or the tether is unavailable (nothing is
+   *     left running then)
+   */
   public ProcessTree spawnBackend(ProcessBuilder builder) throws IOException {
     TreeOptions options = TreeOptions.defaults().withGrace(backendGrace);
-    return adopt(ProcessTree.spawn(platform, builder, options));
+    Tether bindTo;
+    try {
+      bindTo = tether.get();
+    } catch (UncheckedIOException e) {
+      throw new IOException("no tether for the backends of broker " + name, e.getCause());
+    }
+    return adopt(bindTo.spawn(platform, builder, options).tree());
+  }
+
+  private void backendExited(ProcessTree tree) {
+    synchronized (lock) {
+      if (state != BrokerState.SERVING) {
+        return; // starting: the startup's own failure handles it; stopping: the pass ended it
+      }
+    }
+    Thread reacting =
+        new Thread(
+            () -> {
+              LOG.warn("broker {}: backend {} exited", name, tree);
+              try {
+                backendExit.exited(this, tree);
+              } catch (Exception | LinkageError e) {
+                LOG.warn("broker {}: backend exit policy failed; shutting down", name, e);
+                shutdown(ShutdownReason.BACKEND_EXITED);
+              }
+            },
+            "lifecycle-broker-backend-exit");
+    reacting.setDaemon(false); // a pass it starts must not be cut short
+    reacting.start();
   }
 
   /**
@@ -317,7 +368,7 @@ public final class BrokerRuntime implements AutoCloseable {
 
   CompletableFuture<ShutdownReport> shutdown(ShutdownReason why) {
     long started = System.nanoTime();
-    ServerSocketChannel closing;
+    Listener closing;
     synchronized (lock) {
       switch (state) {
         case SHUTTING_DOWN, STOPPED -> {
@@ -331,6 +382,12 @@ public final class BrokerRuntime implements AutoCloseable {
           return stopped.copy();
         }
         default -> {
+          IdleTracker tracker = idle;
+          if (why == ShutdownReason.IDLE && tracker != null && tracker.activeLeases() > 0) {
+            // A client was accepted (and greeted) between the idle decision and here: it keeps
+            // the broker, and the tracker re-arms when its lease closes.
+            return stopped.copy();
+          }
           state = BrokerState.SHUTTING_DOWN;
           reason = why;
           closing = listener;
@@ -342,96 +399,49 @@ public final class BrokerRuntime implements AutoCloseable {
     if (closing != null) {
       try {
         closing.close();
-        awaitAcceptor();
       } catch (IOException e) {
         problems.add("closing the listener: " + e);
       }
     }
-    step(Step.LISTENER_CLOSED);
+    pass.step(ShutdownPass.Step.LISTENER_CLOSED);
     startupGuard.cancel();
     IdleTracker tracker = idle;
     if (tracker != null) {
       tracker.close();
     }
     LOG.info("broker {} shutting down: {}", name, why);
-    Thread pass = new Thread(() -> runPass(why, started, problems), "lifecycle-broker-shutdown");
-    pass.setDaemon(false);
-    pass.start();
+    Thread running = new Thread(() -> runPass(why, started, problems), "lifecycle-broker-shutdown");
+    running.setDaemon(false);
+    running.start();
     return stopped.copy();
   }
 
-  /**
-   * A thread blocked in accept() keeps the kernel socket listening until it leaves the call, even
-   * after close() returned: only once it has left are new connections refused.
-   */
-  private void awaitAcceptor() {
-    Thread accepting = acceptor;
-    if (accepting == null || accepting == Thread.currentThread()) {
-      return;
-    }
-    try {
-      accepting.join(ACCEPTOR_EXIT.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    if (accepting.isAlive()) {
-      LOG.warn("broker {}: accept thread still in accept() after {}", name, ACCEPTOR_EXIT);
-    }
-  }
-
   private void runPass(ShutdownReason why, long started, List<String> problems) {
-    boolean cleared = false;
-    List<Path> left = new ArrayList<>();
-    List<TerminationReport> reports = new ArrayList<>();
-    try {
-      List<Connection> open;
-      SessionRecord mine;
-      synchronized (lock) {
-        open = List.copyOf(connections);
-        mine = published;
-      }
-      open.forEach(Connection::close);
-      step(Step.CONNECTIONS_CLOSED);
-      if (mine != null) {
-        try {
-          cleared = store.compareAndClear(name, mine.token());
-        } catch (IOException | RuntimeException e) {
-          problems.add("clearing the record: " + e);
-        }
-      }
-      step(Step.RECORD_CLEARED);
-      removeOwnArtifacts(left, problems);
-      step(Step.ARTIFACTS_REMOVED);
-      List<ProcessTree> trees;
-      synchronized (lock) {
-        trees = List.copyOf(backends); // adopt() terminates trees itself from now on
-      }
-      List<CompletableFuture<TerminationReport>> ending = new ArrayList<>();
-      for (ProcessTree tree : trees) {
-        ending.add(tree.terminateAsync(backendGrace));
-      }
-      for (CompletableFuture<TerminationReport> end : ending) {
-        try {
-          reports.add(end.join());
-        } catch (RuntimeException e) {
-          problems.add("terminating a backend: " + e);
-        }
-      }
-      step(Step.BACKENDS_TERMINATED);
-    } catch (Throwable t) {
-      problems.add("shutdown pass: " + t);
-      LOG.error("broker {} shutdown pass failed", name, t);
-    } finally {
-      ShutdownReport report =
-          new ShutdownReport(
-              why, cleared, left, reports, problems, Duration.ofNanos(System.nanoTime() - started));
-      synchronized (lock) {
-        state = BrokerState.STOPPED;
-      }
-      LOG.info("broker {} stopped: {}", name, report);
-      stopped.complete(report);
-      removeHook();
+    List<Connection> open;
+    SessionRecord mine;
+    synchronized (lock) {
+      open = List.copyOf(connections);
+      mine = published;
     }
+    ShutdownReport report =
+        pass.run(
+            why,
+            started,
+            problems,
+            open,
+            mine,
+            ownFiles(),
+            () -> {
+              synchronized (lock) {
+                return List.copyOf(backends); // adopt() terminates trees itself from now on
+              }
+            });
+    synchronized (lock) {
+      state = BrokerState.STOPPED;
+    }
+    LOG.info("broker {} stopped: {}", name, report);
+    stopped.complete(report);
+    removeHook();
     if (why == ShutdownReason.STARTUP_OVERRUN && exitOnStartupOverrun) {
       System.err.println(
           "broker "
@@ -449,24 +459,6 @@ public final class BrokerRuntime implements AutoCloseable {
     }
   }
 
-  /**
-   * Removes the files this generation created; never consults the record, which may be a
-   * successor's.
-   */
-  private void removeOwnArtifacts(List<Path> left, List<String> problems) {
-    for (Path path : new Path[] {socketFile, generationDirectory}) {
-      if (path == null) {
-        continue;
-      }
-      try {
-        Files.deleteIfExists(path);
-      } catch (IOException e) {
-        left.add(path);
-        problems.add("removing " + path + ": " + e);
-      }
-    }
-  }
-
   private void removeHook() {
     Thread h = hook;
     if (h != null && Thread.currentThread() != h) {
@@ -478,47 +470,18 @@ public final class BrokerRuntime implements AutoCloseable {
     }
   }
 
-  private void step(Step step) {
-    LOG.debug("broker {} shutdown: {}", name, step);
-    observer.accept(step);
-  }
-
-  private void acceptLoop(ServerSocketChannel channel) {
-    while (true) {
-      SocketChannel accepted;
-      try {
-        accepted = channel.accept();
-      } catch (ClosedChannelException closed) {
+  /** On the accept thread: greet and serve, or refuse once shutting down. */
+  private void accepted(SocketChannel channel) {
+    Connection connection = new Connection(channel, idle.acquire(), host);
+    synchronized (lock) {
+      // Greeting under the lock: a client that reads it attached before any shutdown began.
+      if (state.compareTo(BrokerState.SERVING) > 0 || !connection.greet()) {
+        connection.refuse();
         return;
-      } catch (IOException e) {
-        if (!channel.isOpen()) {
-          return;
-        }
-        LOG.warn("broker {}: accept failed: {}", name, e.toString());
-        pause(); // e.g. EMFILE: do not spin
-        continue;
       }
-      Connection connection = new Connection(accepted, idle.acquire());
-      synchronized (lock) {
-        // Greeting under the lock: a client that reads it attached before any shutdown began.
-        if (state.compareTo(BrokerState.SERVING) > 0 || !connection.greet()) {
-          connection.closeLater();
-          continue;
-        }
-        connections.add(connection);
-      }
-      Thread reader = new Thread(connection::readLoop, "lifecycle-broker-connection");
-      reader.setDaemon(true);
-      reader.start();
+      connections.add(connection);
     }
-  }
-
-  private static void pause() {
-    try {
-      Thread.sleep(50);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    connection.start();
   }
 
   /** The broker's state now. */
@@ -542,6 +505,8 @@ public final class BrokerRuntime implements AutoCloseable {
 
   /**
    * Blocks until the shutdown pass has finished (run by whatever trigger) and returns its report.
+   * When the JVM exits through the shutdown hook (SIGTERM), code after this call may not get to
+   * run: the runtime logs the report itself.
    */
   public ShutdownReport awaitStopped() {
     return stopped.join();
@@ -558,127 +523,33 @@ public final class BrokerRuntime implements AutoCloseable {
     return "BrokerRuntime[" + name + ", " + state() + "]";
   }
 
-  /** One client connection: a connection lease, a reader thread, serialized writes. */
-  private final class Connection {
-    private final SocketChannel channel;
-    private final IdleTracker.Lease lease;
-    private final AtomicBoolean open = new AtomicBoolean(true);
-
-    Connection(SocketChannel channel, IdleTracker.Lease lease) {
-      this.channel = channel;
-      this.lease = lease;
+  /** What connections see of the runtime. */
+  private final class Host implements Connection.Host {
+    @Override
+    public String name() {
+      return name;
     }
 
-    void readLoop() {
-      ByteBuffer buffer = ByteBuffer.allocate(8192);
-      ByteArrayOutputStream line = new ByteArrayOutputStream();
-      try {
-        while (channel.read(buffer) >= 0) {
-          buffer.flip();
-          while (buffer.hasRemaining()) {
-            byte b = buffer.get();
-            if (b == '\n') {
-              dispatch(line.toString(UTF_8));
-              line.reset();
-            } else if (line.size() >= MAX_LINE_BYTES) {
-              throw new IOException("request line longer than " + MAX_LINE_BYTES + " bytes");
-            } else {
-              line.write(b);
-            }
-          }
-          buffer.clear();
-        }
-      } catch (IOException e) {
-        LOG.debug("broker {}: connection ended: {}", name, e.toString());
-      } finally {
-        close(); // the connection lease ends here; requests in flight keep their own
-      }
+    @Override
+    public RequestHandler handler() {
+      return handler;
     }
 
-    private void dispatch(String text) {
-      String request = text.endsWith("\r") ? text.substring(0, text.length() - 1) : text;
-      IdleTracker.Lease inFlight = idle.acquire();
-      CompletionStage<String> reply;
-      try {
-        reply = handler.handle(new BrokerRequest(request, BrokerRuntime.this, open::get));
-      } catch (Exception | LinkageError e) {
-        LOG.warn("broker {}: handler failed on {}", name, request, e);
-        inFlight.close();
-        return;
-      }
-      if (reply == null) {
-        inFlight.close();
-        return;
-      }
-      reply.whenComplete(
-          (response, failure) -> {
-            try {
-              if (failure != null) {
-                LOG.warn("broker {}: request {} failed", name, request, failure);
-              } else if (response != null) {
-                send(response);
-              }
-            } finally {
-              inFlight.close(); // after the response: one idle window starts from here
-            }
-          });
+    @Override
+    public BrokerRuntime runtime() {
+      return BrokerRuntime.this;
     }
 
-    /** Writes {@link #GREETING}; false when the client already left (e.g. a probe). */
-    boolean greet() {
-      ByteBuffer bytes = ByteBuffer.wrap((GREETING + "\n").getBytes(UTF_8));
-      synchronized (this) {
-        try {
-          while (bytes.hasRemaining()) {
-            channel.write(bytes);
-          }
-          return true;
-        } catch (IOException e) {
-          return false;
-        }
-      }
+    @Override
+    public AutoCloseable acquireLease() {
+      return idle.acquire();
     }
 
-    private void send(String response) {
-      ByteBuffer bytes = ByteBuffer.wrap((response + "\n").getBytes(UTF_8));
-      synchronized (this) {
-        if (!open.get()) {
-          return; // the client left: the work is done, the reply has nobody to go to
-        }
-        try {
-          while (bytes.hasRemaining()) {
-            channel.write(bytes);
-          }
-        } catch (IOException e) {
-          LOG.debug("broker {}: reply not delivered: {}", name, e.toString());
-          close();
-        }
+    @Override
+    public void closed(Connection connection) {
+      synchronized (lock) {
+        connections.remove(connection);
       }
-    }
-
-    void close() {
-      if (open.compareAndSet(true, false)) {
-        try {
-          channel.close();
-        } catch (IOException e) {
-          LOG.debug("broker {}: closing a connection: {}", name, e.toString());
-        }
-        synchronized (lock) {
-          connections.remove(this);
-        }
-        lease.close();
-      }
-    }
-
-    /** Closes a connection refused during shutdown, outside the broker's lock. */
-    void closeLater() {
-      open.set(false);
-      try {
-        channel.close();
-      } catch (IOException e) {
-        LOG.debug("broker {}: closing a refused connection: {}", name, e.toString());
-      }
-      lease.close();
     }
   }
 
@@ -694,6 +565,8 @@ public final class BrokerRuntime implements AutoCloseable {
     private Limit backendGrace;
     private boolean tcp;
     private Startup startup;
+    private BackendExit backendExit = BackendExit.shutDown();
+    private Tether tether;
     private boolean shutdownHook = true;
     private boolean exitOnStartupOverrun = true;
     private Consumer<Step> observer = step -> {};
@@ -721,6 +594,21 @@ public final class BrokerRuntime implements AutoCloseable {
     /** Starts the backends under the startup bound, before the listener is bound. */
     public Builder startup(Startup value) {
       startup = Objects.requireNonNull(value, "startup");
+      return this;
+    }
+
+    /**
+     * What to do when a backend's leader exits while serving; default {@link
+     * BackendExit#shutDown()}.
+     */
+    public Builder onBackendExit(BackendExit value) {
+      backendExit = Objects.requireNonNull(value, "onBackendExit");
+      return this;
+    }
+
+    /** The tether {@link #spawnBackend} binds backends to; default {@link Tether#shared()}. */
+    public Builder tether(Tether value) {
+      tether = Objects.requireNonNull(value, "tether");
       return this;
     }
 

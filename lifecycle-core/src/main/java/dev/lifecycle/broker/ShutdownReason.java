@@ -11,5 +11,15 @@ public enum ShutdownReason {
   /** The broker was not serving within its startup bound; its whole tree is taken down. */
   STARTUP_OVERRUN,
   /** Starting failed (a backend, the listener, the record); what was started is taken down. */
-  STARTUP_FAILED
+  STARTUP_FAILED,
+  /**
+   * A backend's leader exited while the broker started or served, and the {@link BackendExit}
+   * policy chose to shut down (the default) or failed to restart it.
+   */
+  BACKEND_EXITED,
+  /**
+   * Another broker already serves the name: this one refused to publish over it ({@link
+   * dev.lifecycle.record.RecordStore#publishIfVacant}) and took down what it had started.
+   */
+  NAME_TAKEN
 }

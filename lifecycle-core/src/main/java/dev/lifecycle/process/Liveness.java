@@ -26,4 +26,63 @@ public enum Liveness {
   public boolean mayBeRunning() {
     return this != GONE;
   }
+
+  /**
+   * The verdict on a recorded process (one named by an identity in a record or job file), with the
+   * two meanings of {@link #ALIVE_NOT_OURS} told apart. Only {@link #isProvenGone()} lets a caller
+   * remove what the process owned.
+   */
+  public enum Verdict {
+    /** The recorded process is alive (its identity matches, or cannot be contradicted). */
+    ALIVE,
+    /**
+     * A process lives at the pid and the kernel refused to let us signal it (EPERM), or its
+     * identity cannot be read (e.g. {@code /proc} mounted with {@code hidepid}): possibly the
+     * recorded process, so not proven gone.
+     */
+    ALIVE_NOT_PERMITTED,
+    /** The pid now belongs to a process whose identity differs: the recorded one is gone. */
+    PID_REUSED,
+    /** No such process (ESRCH), or a zombie. */
+    GONE;
+
+    /** Whether the recorded process is proven gone ({@link #GONE} or {@link #PID_REUSED}). */
+    public boolean isProvenGone() {
+      return this == GONE || this == PID_REUSED;
+    }
+
+    /** As a {@link Liveness}: a reused pid reads as the recorded process being {@link #GONE}. */
+    public Liveness liveness() {
+      return switch (this) {
+        case ALIVE -> Liveness.ALIVE;
+        case ALIVE_NOT_PERMITTED -> Liveness.ALIVE_NOT_OURS;
+        case PID_REUSED, GONE -> Liveness.GONE;
+      };
+    }
+  }
+
+  /**
+   * Judges the process {@code recorded} names, on proof: {@link Verdict#PID_REUSED} only when the
+   * process now at the pid has a known, different identity; an identity that cannot be read is
+   * never taken for a different one.
+   */
+  public static Verdict judge(ProcessPlatform platform, ProcessIdentity recorded) {
+    Liveness liveness = platform.probe(recorded);
+    if (liveness == GONE) {
+      return Verdict.GONE;
+    }
+    if (liveness == ALIVE) {
+      return Verdict.ALIVE;
+    }
+    boolean reused =
+        platform
+            .identify(recorded.pid())
+            .map(now -> recorded.match(now) == ProcessIdentity.Match.DIFFERENT)
+            .orElse(false);
+    if (reused) {
+      return Verdict.PID_REUSED;
+    }
+    // Exited between the two looks, or still EPERM: ask once more, then trust only ESRCH.
+    return platform.probe(recorded.pid()) == GONE ? Verdict.GONE : Verdict.ALIVE_NOT_PERMITTED;
+  }
 }

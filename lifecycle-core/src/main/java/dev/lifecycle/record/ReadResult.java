@@ -7,7 +7,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * What {@link RecordStore#read(String)} found, and what it did about it.
+ * What {@link RecordStore#read(String)} found, and what it did about it (or, from {@link
+ * RecordStore#look(String)}, what it found and would do).
  *
  * @param name the record's name
  * @param status the verdict
@@ -31,13 +32,19 @@ public record ReadResult(
   public enum Status {
     /** The owner is alive and the endpoint answered. */
     VALID,
-    /** The owner is proven gone; the record and its artifacts were reclaimed. */
+    /**
+     * The owner is proven gone; {@code read} reclaimed the record and its artifacts ({@code look}
+     * left them).
+     */
     OWNER_GONE,
     /** The owner may be alive but the endpoint did not answer: left alone, it is not ours. */
     UNRESPONSIVE,
     /** No record of that name. */
     ABSENT,
-    /** Unreadable or corrupt: moved aside to {@link #quarantinedAs()} and reported. */
+    /**
+     * Unreadable, corrupt, truncated, oversized or not a regular file: {@code read} moved it aside
+     * to {@link #quarantinedAs()} and reported it ({@code look} left it).
+     */
     CORRUPT,
     /** Written in a newer format by a newer library: left in place and reported. */
     UNSUPPORTED_FORMAT
@@ -86,13 +93,13 @@ public record ReadResult(
         leftBehind);
   }
 
-  static ReadResult corrupt(String name, Path quarantinedAs, String problem) {
+  static ReadResult corrupt(String name, Optional<Path> quarantinedAs, String problem) {
     return new ReadResult(
         name,
         Status.CORRUPT,
         Optional.empty(),
         Optional.empty(),
-        Optional.of(quarantinedAs),
+        quarantinedAs,
         Optional.of(problem),
         List.of());
   }

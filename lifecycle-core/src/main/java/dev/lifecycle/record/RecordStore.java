@@ -3,8 +3,9 @@ package dev.lifecycle.record;
 import static java.nio.file.LinkOption.NOFOLLOW_LINKS;
 import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
 import static java.nio.file.StandardOpenOption.READ;
-import static java.nio.file.StandardOpenOption.WRITE;
 
+import dev.lifecycle.internal.AtomicFile;
+import dev.lifecycle.internal.FileLocks;
 import dev.lifecycle.probe.EndpointProbe;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
@@ -12,10 +13,16 @@ import dev.lifecycle.process.ProcessPlatform;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -25,6 +32,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
@@ -35,8 +43,10 @@ import org.slf4j.LoggerFactory;
  * Session records in one directory that only the current user can reach.
  *
  * <p>Files per record name {@code n}: {@code n.record} (the record, mode 0600), {@code n.lock}
- * (empty, never deleted), transient {@code .n.*.tmp} files during a publish, and {@code
- * n.corrupt-<UTC timestamp>} for quarantined records.
+ * (empty, never deleted), transient {@code .n.record.<pid>.*.tmp} files during a publish, {@code
+ * n.corrupt-<UTC timestamp>} for quarantined records, and the owners' generation directories {@code
+ * n.gen-*}. Litter of owners proven gone (temp files, generation directories no record names) is
+ * swept under the lock by every publish and reclaim.
  *
  * <p>Locking: {@link #publish} takes the name's lock around its rename; {@link #compareAndClear},
  * reclaim and quarantine take it around read-check-delete, so no record can be replaced between the
@@ -128,32 +138,216 @@ public final class RecordStore {
   /**
    * Publishes {@code record} under {@code name}, replacing any record there: written to a temp file
    * in the same directory, forced to disk, then renamed over the old one under the name's lock, and
-   * the directory forced. A reader sees the old record or the new one, never a part.
+   * the directory forced. A reader sees the old record or the new one, never a part. Under the same
+   * lock, litter of proven-gone owners of this name is swept ({@link #sweep}).
+   *
+   * @throws IllegalArgumentException when an artifact lies outside what this store may delete (see
+   *     {@link #createGenerationDirectory})
    */
   public void publish(String name, SessionRecord record) throws IOException {
+    publish(name, record, false);
+  }
+
+  /**
+   * Publishes {@code record} unless {@code name} is served by another owner: under the name's lock,
+   * a current record whose owner is not proven gone and whose endpoint answers makes this return
+   * that record and publish nothing. A starter that lost a race (its spawner died, a second one
+   * started it) therefore never replaces a live broker, and never two serve one name.
+   *
+   * @return the record that was kept, or empty when {@code record} was published
+   */
+  public Optional<SessionRecord> publishIfVacant(String name, SessionRecord record)
+      throws IOException {
+    return publish(name, record, true);
+  }
+
+  private Optional<SessionRecord> publish(String name, SessionRecord record, boolean ifVacant)
+      throws IOException {
     Path target = recordFile(name);
+    String unconfined = Confinement.check(directory, name, record);
+    if (unconfined != null) {
+      throw new IllegalArgumentException("record " + name + " not published: " + unconfined);
+    }
     byte[] bytes = RecordFormat.write(record);
-    Path temp =
-        Files.createTempFile(directory, "." + name + ".", ".tmp", SafeFiles.OWNER_ONLY_FILE);
+    Optional<SessionRecord>[] kept = new Optional[] {Optional.empty()};
+    AtomicFile.replace(
+        target,
+        bytes,
+        rename ->
+            locked(
+                name,
+                () -> {
+                  if (ifVacant) {
+                    kept[0] = servedByAnother(target, record);
+                    if (kept[0].isPresent()) {
+                      return null; // the temp file is removed by replace()
+                    }
+                  }
+                  rename.run();
+                  sweepLocked(name, record);
+                  return null;
+                }));
+    return kept[0];
+  }
+
+  private Optional<SessionRecord> servedByAnother(Path file, SessionRecord mine)
+      throws IOException {
+    Snapshot seen = look(file);
+    if (seen == null) {
+      return Optional.empty();
+    }
+    SessionRecord current;
     try {
-      try (FileChannel channel = FileChannel.open(temp, WRITE, NOFOLLOW_LINKS)) {
-        ByteBuffer buffer = ByteBuffer.wrap(bytes);
-        while (buffer.hasRemaining()) {
-          channel.write(buffer);
+      current = seen.parse();
+    } catch (RecordFormat.Unreadable e) {
+      return Optional.empty(); // corrupt: nobody can use it, replacing it loses nothing live
+    }
+    if (current.owner().equals(mine.owner()) || ownerVerdict(current).isProvenGone()) {
+      return Optional.empty();
+    }
+    return EndpointProbe.probe(current.endpoint(), probeTimeout).isReachable()
+        ? Optional.of(current)
+        : Optional.empty();
+  }
+
+  /**
+   * Creates a fresh generation directory for an owner of {@code name} in this store, mode 0700,
+   * named after its creator ({@code <name>.gen-<pid>-<start>-<clock>-<random>}, base 36, short
+   * enough that a Unix socket path inside it stays within the kernel's limit) so that {@link
+   * #sweep} can remove it once its creator is proven gone even if no record ever named it.
+   *
+   * <p>Artifacts of a record are confined: its directory must be a direct child of the store whose
+   * name starts with {@code <name>.}; its other artifacts must lie directly in that directory, or
+   * directly in the store with a name starting with {@code <name>.}. The store's own files ({@code
+   * .record}, {@code .lock}, {@code .start-lock}, quarantined records) are never artifacts.
+   * Publishing refuses anything else, and reclaim leaves it in place.
+   */
+  public Path createGenerationDirectory(String name) throws IOException {
+    ProcessIdentity self = platform.self();
+    String prefix = generationPrefix(checkName(name), self, platform.capabilities().platform());
+    // Short: a Unix socket path inside it must stay under the kernel's 107 bytes.
+    for (int attempt = 0; ; attempt++) {
+      String random = Long.toString(RANDOM.nextLong() & 0x1ffffffL, 36); // 5 characters
+      try {
+        return Files.createDirectory(
+            directory.resolve(prefix + random),
+            PosixFilePermissions.asFileAttribute(SafeFiles.OWNER_ONLY_DIR));
+      } catch (FileAlreadyExistsException e) {
+        if (attempt >= 100) {
+          throw e;
         }
-        channel.force(true);
       }
-      locked(
-          name,
-          () -> {
-            Files.move(temp, target, ATOMIC_MOVE);
-            syncDirectory();
-            return null;
-          });
-    } finally {
-      Files.deleteIfExists(temp); // only after a failure: a renamed temp no longer exists
     }
   }
+
+  /**
+   * Removes the litter of proven-gone owners of {@code name} under the name's lock: generation
+   * directories ({@link #createGenerationDirectory}) that the current record does not name, whose
+   * creator is proven gone, and temp files of publishers proven gone. Nothing is followed through a
+   * link; anything whose creator may be alive stays.
+   *
+   * @return what was removed
+   */
+  public List<Path> sweep(String name) throws IOException {
+    Path file = recordFile(name);
+    return locked(
+        name,
+        () -> {
+          Snapshot seen = look(file);
+          SessionRecord current = null;
+          if (seen != null) {
+            try {
+              current = seen.parse();
+            } catch (RecordFormat.Unreadable e) {
+              current = null;
+            }
+          }
+          return sweepLocked(name, current);
+        });
+  }
+
+  private List<Path> sweepLocked(String name, SessionRecord current) {
+    Path named = current == null ? null : current.artifacts().get(ArtifactKind.DIRECTORY);
+    String genPrefix = name + GENERATION;
+    String tempPrefix = "." + name + ".record.";
+    List<Path> removed = new ArrayList<>();
+    List<Path> entries = new ArrayList<>();
+    try (DirectoryStream<Path> dir = Files.newDirectoryStream(directory)) {
+      dir.forEach(entries::add);
+    } catch (IOException e) {
+      LOG.debug("Cannot list {} for litter: {}", directory, e.toString());
+      return removed;
+    }
+    for (Path entry : entries) {
+      String leaf = entry.getFileName().toString();
+      if (leaf.startsWith(genPrefix) && !entry.equals(named)) {
+        Optional<ProcessIdentity> creator = generationCreator(leaf.substring(genPrefix.length()));
+        if (creator.isPresent()
+            && Liveness.judge(platform, creator.get()).isProvenGone()
+            && SafeFiles.sweepDirectory(directory, entry, user)) {
+          removed.add(entry);
+        }
+      } else if (leaf.startsWith(tempPrefix) && leaf.endsWith(AtomicFile.TEMP_SUFFIX)) {
+        String rest = leaf.substring(tempPrefix.length());
+        int dot = rest.indexOf('.');
+        try {
+          long pid = Long.parseLong(rest.substring(0, Math.max(dot, 0)));
+          if (pid > 0
+              && Liveness.judge(platform, ProcessIdentity.ofPid(pid)).isProvenGone()
+              && SafeFiles.deleteArtifact(ArtifactKind.LOG_FILE, entry, user)) {
+            removed.add(entry);
+          }
+        } catch (NumberFormatException e) {
+          // Not one of ours.
+        }
+      }
+    }
+    if (!removed.isEmpty()) {
+      syncDirectory();
+      LOG.info("Swept litter of gone owners of {}: {}", name, removed);
+    }
+    return removed;
+  }
+
+  /** The creator named by a generation directory's suffix, comparable on this platform's clock. */
+  private Optional<ProcessIdentity> generationCreator(String suffix) {
+    String[] parts = suffix.split("-");
+    if (parts.length < 4) {
+      return Optional.empty();
+    }
+    try {
+      long pid = Long.parseLong(parts[0], 36);
+      long start = Long.parseLong(parts[1], 36);
+      if (pid <= 0) {
+        return Optional.empty();
+      }
+      boolean sameClock = parts[2].equals(clockTag(platform.capabilities().platform()));
+      return Optional.of(
+          sameClock ? new ProcessIdentity(pid, start, "") : ProcessIdentity.ofPid(pid));
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+
+  static String clockTag(String clock) {
+    return Long.toString(clock.hashCode() & 0x3ff, 36); // 1-2 characters
+  }
+
+  /** {@code <name>.gen-<pid>-<start>-<clock>-}, numbers in base 36 to keep socket paths short. */
+  static String generationPrefix(String name, ProcessIdentity creator, String clock) {
+    return name
+        + GENERATION
+        + Long.toString(creator.pid(), 36)
+        + "-"
+        + Long.toString(Math.max(0, creator.startTime()), 36)
+        + "-"
+        + clockTag(clock)
+        + "-";
+  }
+
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private static final String GENERATION = ".gen-";
 
   /**
    * Removes record {@code name} if it still carries {@code token}: the check and the delete happen
@@ -204,13 +398,39 @@ public final class RecordStore {
   }
 
   /**
-   * Reads record {@code name} and decides on proof whether to trust it. The owner is checked first:
-   * proven gone ({@link Liveness#GONE}, or its pid now belongs to a process whose identity differs)
-   * means the record and its artifacts are reclaimed under the lock, if the record is still the one
-   * read. Otherwise the endpoint is probed: an answer makes the record {@link
-   * ReadResult.Status#VALID}; silence makes it {@link ReadResult.Status#UNRESPONSIVE} and nothing
-   * is touched, since a busy owner is not a dead one. A corrupt record is renamed aside and
-   * reported; one written in a newer format is left in place and reported.
+   * Looks at record {@code name} and judges it on proof, without changing anything: no reclaim, no
+   * quarantine, no sweep. {@link ReadResult.Status#OWNER_GONE} here means "proven gone, still on
+   * disk" and {@link ReadResult.Status#CORRUPT} "would be quarantined" (no {@link
+   * ReadResult#quarantinedAs()}). Safe for monitoring, status commands and dry runs.
+   */
+  public ReadResult look(String name) throws IOException {
+    Snapshot seen = look(recordFile(name));
+    if (seen == null) {
+      return ReadResult.absent(name);
+    }
+    try {
+      SessionRecord record = seen.parse();
+      if (ownerVerdict(record).isProvenGone()) {
+        return ReadResult.ownerGone(name, record, List.of());
+      }
+      return ReadResult.probed(name, record, EndpointProbe.probe(record.endpoint(), probeTimeout));
+    } catch (RecordFormat.Unreadable e) {
+      return e.newerFormat()
+          ? ReadResult.unsupported(name, e.getMessage())
+          : ReadResult.corrupt(name, Optional.empty(), e.getMessage());
+    }
+  }
+
+  /**
+   * Reads record {@code name}, decides on proof whether to trust it, and tidies up what proof
+   * allows (see {@link #look} for a read without side effects). The owner is checked first: proven
+   * gone ({@link Liveness.Verdict#isProvenGone()}) means the record and its confined artifacts are
+   * reclaimed under the lock, if the record is still the one read, and the name's litter is swept.
+   * Otherwise the endpoint is probed: an answer makes the record {@link ReadResult.Status#VALID};
+   * silence makes it {@link ReadResult.Status#UNRESPONSIVE} and nothing is touched, since a busy
+   * owner is not a dead one. A corrupt, truncated, oversized or non-regular record file is renamed
+   * aside and reported; one written in a newer format is left in place and reported. Never blocks
+   * on a FIFO.
    */
   public ReadResult read(String name) throws IOException {
     Path file = recordFile(name);
@@ -223,7 +443,7 @@ public final class RecordStore {
       try {
         SessionRecord record = seen.parse();
         result =
-            ownerProvenGone(record)
+            ownerVerdict(record).isProvenGone()
                 ? reclaim(name, seen, record)
                 : ReadResult.probed(
                     name, record, EndpointProbe.probe(record.endpoint(), probeTimeout));
@@ -238,22 +458,13 @@ public final class RecordStore {
     throw new IOException(file + " was replaced " + MAX_ATTEMPTS + " times while being read");
   }
 
-  private boolean ownerProvenGone(SessionRecord record) {
-    // Start times are only comparable on the clock that measured them; otherwise use the pid.
+  /** The verdict on a record's owner; start times are only compared on the clock that took them. */
+  private Liveness.Verdict ownerVerdict(SessionRecord record) {
     ProcessIdentity owner =
         record.identityClock().equals(platform.identityClock())
             ? record.owner()
             : ProcessIdentity.ofPid(record.owner().pid());
-    Liveness liveness = platform.probe(owner);
-    if (liveness == Liveness.GONE) {
-      return true;
-    }
-    // ALIVE_NOT_OURS is EPERM (alive) or a reused pid (gone): only a known difference proves it.
-    return liveness == Liveness.ALIVE_NOT_OURS
-        && platform
-            .identify(owner.pid())
-            .map(now -> owner.match(now) == ProcessIdentity.Match.DIFFERENT)
-            .orElse(false);
+    return Liveness.judge(platform, owner);
   }
 
   /** Removes the artifacts, then the record, if it is unchanged; null if it changed. */
@@ -268,12 +479,18 @@ public final class RecordStore {
           // Artifacts first: if we die half-way, the record still leads the next reader here.
           List<Path> leftBehind = new ArrayList<>();
           for (Map.Entry<ArtifactKind, Path> artifact : record.artifacts().entrySet()) {
-            if (!SafeFiles.deleteArtifact(artifact.getKey(), artifact.getValue(), user)) {
+            String outside =
+                Confinement.check(directory, name, record, artifact.getKey(), artifact.getValue());
+            if (outside != null) {
+              LOG.warn("Left {} in place: {}", artifact.getValue(), outside);
+              leftBehind.add(artifact.getValue());
+            } else if (!SafeFiles.deleteArtifact(artifact.getKey(), artifact.getValue(), user)) {
               leftBehind.add(artifact.getValue());
             }
           }
           Files.delete(file);
           syncDirectory();
+          sweepLocked(name, null);
           LOG.info("Reclaimed {}: owner {} is gone", file, record.owner());
           return ReadResult.ownerGone(name, record, leftBehind);
         });
@@ -296,7 +513,7 @@ public final class RecordStore {
           syncDirectory();
           LOG.warn(
               "Quarantined corrupt session record {} as {}: {}", file, aside, why.getMessage());
-          return ReadResult.corrupt(name, aside, why.getMessage());
+          return ReadResult.corrupt(name, Optional.of(aside), why.getMessage());
         });
   }
 
@@ -320,8 +537,31 @@ public final class RecordStore {
     }
   }
 
-  /** Reads a record file without following links; null when there is none. */
-  private static Snapshot look(Path file) throws IOException {
+  /**
+   * Reads a record file without following links; null when there is none. Only a regular file is
+   * opened (a FIFO would block open() until a writer comes), and at most {@link #MAX_RECORD_BYTES}
+   * of it is read. A same-user process that swaps a FIFO in between the check and the open can
+   * still stall a reader; nobody else can write the 0700 directory.
+   */
+  private Snapshot look(Path file) throws IOException {
+    PosixFileAttributes attributes;
+    try {
+      attributes = Files.readAttributes(file, PosixFileAttributes.class, NOFOLLOW_LINKS);
+    } catch (NoSuchFileException e) {
+      return null;
+    }
+    if (attributes.isSymbolicLink()) {
+      return new Snapshot(new byte[0], "it is a symbolic link to " + readLinkQuietly(file));
+    }
+    if (!attributes.isRegularFile()) {
+      return new Snapshot(
+          new byte[0], "it is not a regular file (" + kindOf(attributes) + "); records are files");
+    }
+    if (!attributes.owner().equals(user)) {
+      return new Snapshot(
+          new byte[0],
+          "it is owned by " + attributes.owner().getName() + ", not by " + user.getName());
+    }
     try (FileChannel channel = FileChannel.open(file, READ, NOFOLLOW_LINKS)) {
       long size = channel.size();
       if (size > MAX_RECORD_BYTES) {
@@ -335,15 +575,26 @@ public final class RecordStore {
     } catch (NoSuchFileException e) {
       return null;
     } catch (IOException e) {
-      if (Files.isSymbolicLink(file)) { // O_NOFOLLOW refused it (ELOOP)
-        return new Snapshot(
-            new byte[0], "it is a symbolic link to " + Files.readSymbolicLink(file));
+      if (Files.isSymbolicLink(file)) { // replaced by a link since the check: O_NOFOLLOW refused
+        return new Snapshot(new byte[0], "it is a symbolic link to " + readLinkQuietly(file));
       }
       throw e;
     }
   }
 
-  private <T> T locked(String name, RecordLock.Action<T> action) throws IOException {
+  private static String kindOf(BasicFileAttributes a) {
+    return a.isDirectory() ? "a directory" : "a FIFO, socket or device";
+  }
+
+  private static String readLinkQuietly(Path link) {
+    try {
+      return Files.readSymbolicLink(link).toString();
+    } catch (IOException e) {
+      return "?";
+    }
+  }
+
+  private <T> T locked(String name, FileLocks.Action<T> action) throws IOException {
     if (!hooks.locking()) {
       return action.run(); // tests only: the read-then-delete that the lock exists to prevent
     }
@@ -354,13 +605,8 @@ public final class RecordStore {
     return directory.resolve(checkName(name) + ".lock");
   }
 
-  /** Makes a rename or delete durable; not every platform can force a directory. */
   private void syncDirectory() {
-    try (FileChannel channel = FileChannel.open(directory, READ)) {
-      channel.force(true);
-    } catch (IOException e) {
-      LOG.debug("Cannot force directory {}: {}", directory, e.toString());
-    }
+    AtomicFile.syncDirectory(directory);
   }
 
   private static String checkName(String name) {

@@ -143,6 +143,47 @@ final class SafeFiles {
     }
   }
 
+  /**
+   * Removes {@code dir} (a direct child of {@code parent}) and the files directly inside it,
+   * without following any link: entries that are links are unlinked themselves, entries owned by
+   * another user or that are directories are left (and so is {@code dir}).
+   *
+   * @return true when {@code dir} is gone
+   */
+  static boolean sweepDirectory(Path parent, Path dir, UserPrincipal user) {
+    Path leaf = dir.getFileName();
+    try (DirectoryStream<Path> root = Files.newDirectoryStream(parent)) {
+      if (!(root instanceof SecureDirectoryStream<Path> secure)) {
+        return leftBehind(ArtifactKind.DIRECTORY, dir, "cannot remove without following links");
+      }
+      PosixFileAttributes top =
+          secure
+              .getFileAttributeView(leaf, PosixFileAttributeView.class, NOFOLLOW_LINKS)
+              .readAttributes();
+      if (!top.isDirectory() || !top.owner().equals(user)) {
+        return leftBehind(ArtifactKind.DIRECTORY, dir, "not a directory of " + user.getName());
+      }
+      try (SecureDirectoryStream<Path> inside = secure.newDirectoryStream(leaf, NOFOLLOW_LINKS)) {
+        for (Path entry : inside) {
+          Path name = entry.getFileName();
+          PosixFileAttributes a =
+              inside
+                  .getFileAttributeView(name, PosixFileAttributeView.class, NOFOLLOW_LINKS)
+                  .readAttributes();
+          if (!a.isDirectory() && (a.isSymbolicLink() || a.owner().equals(user))) {
+            inside.deleteFile(name); // unlinks a link itself, never its target
+          }
+        }
+      }
+      secure.deleteDirectory(leaf);
+      return true;
+    } catch (NoSuchFileException gone) {
+      return true;
+    } catch (IOException | RuntimeException e) {
+      return leftBehind(ArtifactKind.DIRECTORY, dir, e.toString());
+    }
+  }
+
   private static String mismatch(ArtifactKind kind, PosixFileAttributes a, UserPrincipal user) {
     if (a.isSymbolicLink()) {
       return "it is a symbolic link";

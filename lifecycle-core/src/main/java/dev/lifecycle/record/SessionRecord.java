@@ -31,8 +31,11 @@ public record SessionRecord(
     String token,
     Instant created) {
 
-  /** The record file format this library writes and reads. */
-  public static final int FORMAT_VERSION = 1;
+  /**
+   * The record file format this library writes and the newest it reads (2: with an end marker that
+   * detects truncation; format 1 is still read).
+   */
+  public static final int FORMAT_VERSION = 2;
 
   private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9-]{8,64}");
 

@@ -2,6 +2,7 @@ package dev.lifecycle.worker;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import dev.lifecycle.internal.AtomicFile;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
@@ -10,14 +11,9 @@ import java.io.IOException;
 import java.io.StringReader;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.DateTimeException;
 import java.time.Instant;
@@ -87,21 +83,16 @@ public final class JobFile {
   }
 
   /**
-   * Reads the record at {@code file} and probes its owner by identity: a pid that now belongs to a
-   * different process counts as the owner being gone.
+   * Reads the record at {@code file} and judges its owner by identity ({@link Liveness#judge}): a
+   * pid that now belongs to a process of a known, different identity counts as the owner being
+   * gone; a pid whose identity cannot be read (EPERM, {@code hidepid}) does not. Temp files left by
+   * writers proven gone (a worker SIGKILLed mid-write) are removed first, even when the job file
+   * itself does not exist (yet).
    */
   public static JobState inspect(Path file, ProcessPlatform platform) throws IOException {
+    sweep(file.toAbsolutePath(), platform); // also when the file is absent: a first write died
     JobRecord record = read(file);
-    ProcessIdentity owner = record.owner();
-    Liveness liveness = platform.probe(owner);
-    if (liveness == Liveness.ALIVE_NOT_OURS
-        && platform
-            .identify(owner.pid())
-            .map(now -> owner.match(now) == ProcessIdentity.Match.DIFFERENT)
-            .orElse(true)) {
-      liveness = Liveness.GONE; // the pid was reused: the recorded owner is gone
-    }
-    return new JobState(record, liveness);
+    return new JobState(record, Liveness.judge(platform, record.owner()).liveness());
   }
 
   /** {@link #inspect(Path, ProcessPlatform)} on {@link ProcessPlatform#get()}. */
@@ -116,37 +107,14 @@ public final class JobFile {
       Files.createDirectories(
           dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     }
-    byte[] bytes = format(record).getBytes(UTF_8);
-    Path temp =
-        Files.createTempFile(
-            dir,
-            "." + file.getFileName() + ".",
-            ".tmp",
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    try {
-      try (FileChannel out = FileChannel.open(temp, StandardOpenOption.WRITE)) {
-        ByteBuffer buffer = ByteBuffer.wrap(bytes);
-        while (buffer.hasRemaining()) {
-          out.write(buffer);
-        }
-        out.force(true);
-      }
-      // rename(2) replaces a symlink at `file` itself; it never writes through one.
-      Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE);
-    } catch (AtomicMoveNotSupportedException e) {
-      throw new IOException("cannot replace " + file + " atomically", e);
-    } finally {
-      Files.deleteIfExists(temp);
-    }
-    syncDirectory(dir);
+    AtomicFile.replace(file.toAbsolutePath(), format(record).getBytes(UTF_8));
+    sweep(file.toAbsolutePath(), ProcessPlatform.get());
   }
 
-  private static void syncDirectory(Path dir) {
-    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-      d.force(true); // makes the rename itself durable
-    } catch (IOException | UncheckedIOException e) {
-      // Some platforms cannot open or sync a directory; the rename is still atomic.
-    }
+  /** A worker SIGKILLed mid-write leaves its temp file: the next write or inspect removes it. */
+  private static void sweep(Path file, ProcessPlatform platform) {
+    AtomicFile.sweepTemps(
+        file, pid -> Liveness.judge(platform, ProcessIdentity.ofPid(pid)).isProvenGone());
   }
 
   static String format(JobRecord r) {

@@ -1,6 +1,5 @@
 package dev.lifecycle.broker;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -15,8 +14,6 @@ import dev.lifecycle.time.Limit;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.TreeOptions;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -89,29 +86,16 @@ class BrokerRuntimeTest {
     return runtime;
   }
 
-  private static SocketChannel connect(SessionRecord record) throws IOException {
-    return BrokerClient.open(record.endpoint()); // consumes the greeting
+  private static BrokerConnection connect(SessionRecord record) throws IOException {
+    return BrokerConnection.open(record.endpoint()); // consumes the greeting
   }
 
-  private static void send(SocketChannel channel, String line) throws IOException {
-    ByteBuffer bytes = ByteBuffer.wrap((line + "\n").getBytes(UTF_8));
-    while (bytes.hasRemaining()) {
-      channel.write(bytes);
-    }
+  private static void send(BrokerConnection channel, String line) throws IOException {
+    channel.send(line, Duration.ofSeconds(10));
   }
 
-  private static String reply(SocketChannel channel) throws IOException {
-    StringBuilder reply = new StringBuilder();
-    ByteBuffer one = ByteBuffer.allocate(1);
-    while (channel.read(one) > 0) {
-      char c = (char) one.get(0);
-      one.clear();
-      if (c == '\n') {
-        return reply.toString();
-      }
-      reply.append(c);
-    }
-    throw new IOException("closed after " + reply);
+  private static String reply(BrokerConnection channel) throws IOException {
+    return channel.receive(Duration.ofSeconds(10));
   }
 
   private static void until(String what, BooleanSupplier done) throws InterruptedException {
@@ -136,11 +120,30 @@ class BrokerRuntimeTest {
     SessionRecord record = runtime.record().orElseThrow();
     assertThat(store.read(NAME).record()).contains(record);
     assertThat(record.artifacts()).containsKeys(ArtifactKind.SOCKET, ArtifactKind.DIRECTORY);
-    try (SocketChannel channel = connect(record)) {
+    try (BrokerConnection channel = connect(record)) {
       send(channel, "hello");
       assertThat(reply(channel)).isEqualTo("echo hello");
     }
     assertThat(runtime.state()).isEqualTo(BrokerState.SERVING);
+  }
+
+  @Test
+  void anIdleTriggerThatLostTheRaceToAClientDoesNotEndTheBroker() throws Exception {
+    BrokerRuntime runtime = started(builder());
+    // The idle timer decided with no lease open; a client was greeted before the pass started.
+    try (BrokerConnection client = connect(runtime.record().orElseThrow())) {
+      until("connection lease taken", () -> runtime.activeLeases() == 1);
+
+      runtime.shutdown(ShutdownReason.IDLE);
+
+      assertThat(runtime.state()).isEqualTo(BrokerState.SERVING);
+      send(client, "still here");
+      assertThat(reply(client)).isEqualTo("echo still here");
+    }
+    until("lease released", () -> runtime.activeLeases() == 0);
+    time.advance(IDLE); // re-armed by the last lease: the broker idles out after all
+    assertThat(runtime.onStopped().get(10, TimeUnit.SECONDS).reason())
+        .isEqualTo(ShutdownReason.IDLE);
   }
 
   @Test
@@ -158,7 +161,7 @@ class BrokerRuntimeTest {
   @Test
   void aRequestInFlightHoldsTheBrokerAfterItsClientLeftThenOneIdleWindow() throws Exception {
     BrokerRuntime runtime = started(builder());
-    try (SocketChannel channel = connect(runtime.record().orElseThrow())) {
+    try (BrokerConnection channel = connect(runtime.record().orElseThrow())) {
       send(channel, "hold");
       assertThat(holding.await(5, TimeUnit.SECONDS)).isTrue();
     }

@@ -50,7 +50,7 @@ class GreetingTest {
     Path socket = dir.resolve("b.sock");
     try (ServerSocketChannel server = listen(socket)) {
       CompletableFuture<Void> served = serveOnce(server, null);
-      assertThatThrownBy(() -> BrokerClient.open(Endpoint.unix(socket)))
+      assertThatThrownBy(() -> BrokerConnection.open(Endpoint.unix(socket)))
           .isInstanceOf(ConnectException.class)
           .hasMessageContaining("shutting down");
       served.get(10, TimeUnit.SECONDS);
@@ -62,12 +62,12 @@ class GreetingTest {
     Path socket = dir.resolve("b.sock");
     try (ServerSocketChannel server = listen(socket)) {
       CompletableFuture<Void> served = serveOnce(server, BrokerRuntime.GREETING + "\n");
-      try (SocketChannel channel = BrokerClient.open(Endpoint.unix(socket))) {
-        assertThat(channel.isBlocking()).isTrue();
+      try (BrokerConnection connection = BrokerConnection.open(Endpoint.unix(socket))) {
+        assertThat(connection.isClosed()).isFalse();
       }
       served.get(10, TimeUnit.SECONDS);
       served = serveOnce(server, "HTTP/1.1 400 Bad\n");
-      assertThatThrownBy(() -> BrokerClient.open(Endpoint.unix(socket)))
+      assertThatThrownBy(() -> BrokerConnection.open(Endpoint.unix(socket)))
           .isInstanceOf(IOException.class)
           .hasMessageContaining("not a lifecycle broker");
       served.get(10, TimeUnit.SECONDS);

@@ -80,6 +80,12 @@ class RecordStoreTest {
     return SessionRecord.newGeneration(owner, platform.identityClock(), endpoint, artifacts);
   }
 
+  /** {@code record} as a format-1 file (no end marker), as older versions wrote it. */
+  static String formatOne(SessionRecord record) {
+    String text = new String(RecordFormat.write(record), StandardCharsets.UTF_8);
+    return text.replace("format=2", "format=1").replaceAll("(?m)^end=.*\n", "");
+  }
+
   private static String mode(Path path) throws IOException {
     return PosixFilePermissions.toString(
         Files.getPosixFilePermissions(path, LinkOption.NOFOLLOW_LINKS));
@@ -90,7 +96,7 @@ class RecordStoreTest {
   @Test
   void publishedRecordReadsBackValidWhenOwnerAliveAndEndpointAnswers() throws IOException {
     RecordStore store = store();
-    Path socket = listening(tmp.resolve("b.sock"));
+    Path socket = listening(store.directory().resolve("broker.sock"));
     SessionRecord record =
         SessionRecord.newGeneration(
             platform, Endpoint.unix(socket), Map.of(ArtifactKind.SOCKET, socket));
@@ -112,7 +118,7 @@ class RecordStoreTest {
     assertThat(mode(store.directory())).isEqualTo("rwx------");
     assertThat(mode(store.recordFile("broker"))).isEqualTo("rw-------");
     assertThat(mode(store.lockFile("broker"))).isEqualTo("rw-------");
-    assertThat(Files.readString(store.recordFile("broker"))).contains("format=1");
+    assertThat(Files.readString(store.recordFile("broker"))).contains("format=2");
     try (Stream<Path> files = Files.list(store.directory())) {
       assertThat(files.map(p -> p.getFileName().toString()))
           .as("no temp file left behind")
@@ -169,6 +175,11 @@ class RecordStoreTest {
     assertThat(store.compareAndClear("broker", platform.self())).isFalse();
   }
 
+  /** Writes a record the way an attacker (or a bug) would: bypassing publish and its checks. */
+  private static void hostile(RecordStore store, SessionRecord record) throws IOException {
+    Files.write(store.recordFile("broker"), RecordFormat.write(record));
+  }
+
   // --- compare-and-clear ---
 
   @Test
@@ -211,7 +222,7 @@ class RecordStoreTest {
   void recordOfAProvenGoneOwnerIsReclaimedWithItsArtifacts() throws Exception {
     RecordStore store = store();
     ProcessIdentity owner = child();
-    Path home = Files.createDirectory(tmp.resolve("broker-home"));
+    Path home = Files.createDirectory(store.directory().resolve("broker.home"));
     Path socket = staleSocket(home.resolve("b.sock"));
     Path pidFile = Files.writeString(home.resolve("b.pid"), Long.toString(owner.pid()));
     Path logFile = Files.writeString(home.resolve("b.log"), "log");
@@ -270,8 +281,8 @@ class RecordStoreTest {
   void aliveButUnresponsiveOwnerIsLeftAloneWithItsFiles() throws IOException {
     RecordStore store = store();
     ProcessIdentity owner = child(); // alive, listens nowhere
-    Path socket = staleSocket(tmp.resolve("b.sock"));
-    Path logFile = Files.writeString(tmp.resolve("b.log"), "log");
+    Path socket = staleSocket(store.directory().resolve("broker.sock"));
+    Path logFile = Files.writeString(store.directory().resolve("broker.log"), "log");
     SessionRecord record =
         recordOf(
             owner,
@@ -308,7 +319,7 @@ class RecordStoreTest {
   @Test
   void recordMissingAKeyIsCorruptAndSaysWhich() throws IOException {
     RecordStore store = store();
-    String text = new String(RecordFormat.write(recordOf(platform.self(), Endpoint.tcp("::1", 9))));
+    String text = formatOne(recordOf(platform.self(), Endpoint.tcp("::1", 9)));
     Files.writeString(store.recordFile("broker"), text.replaceAll("(?m)^endpoint=.*$", ""));
 
     ReadResult result = store.read("broker");
@@ -320,12 +331,12 @@ class RecordStoreTest {
   @Test
   void newerFormatIsReportedAndLeftInPlace() throws IOException {
     RecordStore store = store();
-    Files.writeString(store.recordFile("broker"), "format=2\nwhatever=new\n");
+    Files.writeString(store.recordFile("broker"), "format=3\nwhatever=new\n");
 
     ReadResult result = store.read("broker");
 
     assertThat(result.status()).isEqualTo(Status.UNSUPPORTED_FORMAT);
-    assertThat(result.problem().orElseThrow()).contains("format 2").contains("newer");
+    assertThat(result.problem().orElseThrow()).contains("format 3").contains("newer");
     assertThat(store.recordFile("broker")).exists();
   }
 
@@ -335,12 +346,12 @@ class RecordStoreTest {
     ProcessIdentity owner = child();
     Path outside = Files.createDirectory(tmp.resolve("outside"));
     Path precious = Files.writeString(outside.resolve("precious"), "keep");
-    Path home = Files.createDirectory(tmp.resolve("home"));
+    Path home = Files.createDirectory(store.directory().resolve("broker.home"));
     Path linkedLog = Files.createSymbolicLink(home.resolve("b.log"), precious);
-    Path viaLinkedDir = Files.createSymbolicLink(tmp.resolve("linked-dir"), outside);
+    Path viaLinkedDir = Files.createSymbolicLink(store.directory().resolve("broker.d"), outside);
     Path notASocket = Files.writeString(home.resolve("b.sock"), "regular file");
-    store.publish(
-        "broker",
+    hostile(
+        store,
         recordOf(
             owner,
             Endpoint.unix(notASocket),
@@ -380,6 +391,6 @@ class RecordStoreTest {
             Endpoint.unix(tmp.resolve("ü b.sock")),
             Map.of(ArtifactKind.DIRECTORY, tmp, ArtifactKind.LOG_FILE, tmp.resolve("l=og")));
     assertThat(RecordFormat.read(RecordFormat.write(record))).isEqualTo(record);
-    assertThat(new String(RecordFormat.write(record), StandardCharsets.UTF_8)).contains("format=1");
+    assertThat(new String(RecordFormat.write(record), StandardCharsets.UTF_8)).contains("format=2");
   }
 }

@@ -21,7 +21,6 @@ import java.io.IOException;
 import java.lang.ProcessBuilder.Redirect;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -104,7 +103,7 @@ class BrokerProcessTest {
   }
 
   private List<ProcessIdentity> backendsOf(Endpoint endpoint) throws IOException {
-    try (SocketChannel channel = BrokerClient.open(endpoint)) {
+    try (BrokerConnection channel = BrokerConnection.open(endpoint)) {
       List<ProcessIdentity> backends = identities(Brokers.request(channel, "backends"));
       assertThat(backends).hasSizeGreaterThanOrEqualTo(3); // sh, sleep, sleep ignoring TERM
       return backends;
@@ -166,7 +165,7 @@ class BrokerProcessTest {
     assertThat(second.started()).isTrue();
     assertThat(second.pid()).isNotEqualTo(first.pid());
     assertThat(firstGeneration).as("the dead broker's files, reclaimed").doesNotExist();
-    try (SocketChannel channel = client.connect()) {
+    try (BrokerConnection channel = client.connection()) {
       assertThat(Brokers.request(channel, "pid")).isEqualTo(Long.toString(second.pid()));
     }
     assertThat(reaper.brokers()).containsExactly(second.pid());
@@ -199,7 +198,7 @@ class BrokerProcessTest {
     SessionRecord record = validRecord();
     List<ProcessIdentity> backends = backendsOf(record.endpoint());
 
-    try (SocketChannel channel = BrokerClient.open(record.endpoint())) {
+    try (BrokerConnection channel = BrokerConnection.open(record.endpoint())) {
       // An open connection is a lease: well past one idle window, still serving.
       assertThat(broker.leader().waitFor(1000, TimeUnit.MILLISECONDS)).isFalse();
       Brokers.send(channel, "slow 1000");
@@ -236,7 +235,7 @@ class BrokerProcessTest {
 
     switch (trigger) {
       case REQUEST -> {
-        try (SocketChannel channel = BrokerClient.open(record.endpoint())) {
+        try (BrokerConnection channel = BrokerConnection.open(record.endpoint())) {
           Brokers.send(channel, "shutdown");
         }
       }
@@ -260,7 +259,7 @@ class BrokerProcessTest {
         client("-Dlifecycle.broker.idleTimeout=30s", "-Dlifecycle.broker.backendGrace=3s");
     BrokerSession dying = client.ensure();
     ProcessHandle dyingHandle = ProcessHandle.of(dying.pid()).orElseThrow();
-    try (SocketChannel channel = client.connect()) {
+    try (BrokerConnection channel = client.connection()) {
       Brokers.send(channel, "shutdown");
     }
     // Its listener closes first; its backend (ignoring SIGTERM) keeps it alive for 3 s more.
@@ -269,7 +268,7 @@ class BrokerProcessTest {
         "listener closed",
         () -> !EndpointProbe.probe(dying.endpoint()).isReachable());
 
-    try (SocketChannel channel = client.connect()) {
+    try (BrokerConnection channel = client.connection()) {
       String servedBy = Brokers.request(channel, "pid");
       assertThat(servedBy).isNotEqualTo(Long.toString(dying.pid()));
       assertThat(dyingHandle.isAlive()).as("old broker still terminating its backend").isTrue();
@@ -291,7 +290,7 @@ class BrokerProcessTest {
     Path lockFile = store.directory().resolve(NAME + ".lock");
     try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.WRITE);
         FileLock held = channel.lock()) {
-      try (SocketChannel connection = BrokerClient.open(old.endpoint())) {
+      try (BrokerConnection connection = BrokerConnection.open(old.endpoint())) {
         Brokers.send(connection, "shutdown");
       }
       Reaper.until(
@@ -403,5 +402,42 @@ class BrokerProcessTest {
     // Already gone when ensure() fails: the broker (via its own pass) and its backend.
     assertThat(reaper.started()).isEmpty();
     assertThat(store.recordFile(NAME)).doesNotExist();
+  }
+
+  @Test
+  void aSecondBrokerNeverPublishesOverALiveOne() throws Exception {
+    // What a killed spawner leads to: its lock drops while its broker starts, the next starter
+    // spawns another. Both start here at once; exactly one may serve.
+    ProcessTree first = startBroker(temp.resolve("first.log"));
+    awaitRecordFile();
+    SessionRecord serving = validRecord();
+    ProcessTree second = startBroker(temp.resolve("second.log"));
+
+    // An unconditional publish would let the second replace the record, and both would serve.
+    assertThat(second.leader().waitFor(30, TimeUnit.SECONDS)).as("second broker exits").isTrue();
+    assertThat(Files.readString(temp.resolve("second.log"))).contains("NAME_TAKEN");
+    assertThat(validRecord().token()).isEqualTo(serving.token());
+    assertThat(first.leader().isAlive()).isTrue();
+    try (Stream<Path> files = Files.list(store.directory())) {
+      assertThat(files.filter(f -> f.getFileName().toString().startsWith(NAME + ".gen-")))
+          .as("only the serving broker's generation directory")
+          .containsExactly(serving.artifacts().get(ArtifactKind.DIRECTORY));
+    }
+  }
+
+  @Test
+  void aBrokerSigkilledRightAfterSpawningItsBackendLeavesNoTree() throws Exception {
+    ProcessTree broker =
+        startBroker(
+            temp.resolve("broker.log"),
+            "-Dtest.dieAfterSpawn=true",
+            "-Dlifecycle.tether.grace=300ms");
+
+    assertThat(broker.leader().waitFor(30, TimeUnit.SECONDS)).as("broker killed itself").isTrue();
+    assertThat(broker.leader().exitValue()).isEqualTo(128 + 9);
+    // Its backend (sh, a sleep, a TERM-ignoring sleep) was bound to the tether before it started:
+    // with a spawn that binds afterwards, this moment orphans the tree for good.
+    Reaper.until(
+        Duration.ofSeconds(20), "backend tree and tether gone", () -> reaper.started().isEmpty());
   }
 }

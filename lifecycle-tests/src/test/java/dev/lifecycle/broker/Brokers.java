@@ -1,12 +1,8 @@
 package dev.lifecycle.broker;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
-
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -35,26 +31,15 @@ final class Brokers {
     return builder;
   }
 
+  /** Every test reply comes within this bound, or the test fails instead of hanging. */
+  static final Duration REPLY_BOUND = Duration.ofSeconds(15);
+
   /** Sends one request line and reads one reply line. */
-  static String request(SocketChannel channel, String line) throws IOException {
-    send(channel, line);
-    ByteArrayOutputStream reply = new ByteArrayOutputStream();
-    ByteBuffer one = ByteBuffer.allocate(1);
-    while (channel.read(one) > 0) {
-      byte b = one.get(0);
-      one.clear();
-      if (b == '\n') {
-        return reply.toString(UTF_8);
-      }
-      reply.write(b);
-    }
-    throw new IOException("connection closed before a reply; got: " + reply.toString(UTF_8));
+  static String request(BrokerConnection connection, String line) throws IOException {
+    return connection.call(line, REPLY_BOUND);
   }
 
-  static void send(SocketChannel channel, String line) throws IOException {
-    ByteBuffer bytes = ByteBuffer.wrap((line + "\n").getBytes(UTF_8));
-    while (bytes.hasRemaining()) {
-      channel.write(bytes);
-    }
+  static void send(BrokerConnection connection, String line) throws IOException {
+    connection.send(line, REPLY_BOUND);
   }
 }

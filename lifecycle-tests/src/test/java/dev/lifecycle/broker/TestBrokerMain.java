@@ -17,7 +17,8 @@ import java.util.stream.Collectors;
  * lifecycle.broker.*} system properties. Requests: {@code pid}, {@code backends} (pids of every
  * backend process), {@code slow <ms>} (replies after a delay), {@code shutdown}.
  *
- * <p>Arguments: {@code <storeDir> <name>}; {@code -Dtest.stall=true} never finishes its startup.
+ * <p>Arguments: {@code <storeDir> <name>}; {@code -Dtest.stall=true} never finishes its startup;
+ * {@code -Dtest.dieAfterSpawn=true} SIGKILLs itself the moment its backend spawn returned.
  */
 public final class TestBrokerMain {
   private TestBrokerMain() {}
@@ -39,7 +40,12 @@ public final class TestBrokerMain {
             .name(args[1])
             .startup(
                 rt -> {
-                  trees.add(rt.spawnBackend(backend()));
+                  ProcessTree tree = rt.spawnBackend(backend()); // bound to the tether already
+                  if (Boolean.getBoolean("test.dieAfterSpawn")) { // the moment nothing else sees
+                    long self = ProcessHandle.current().pid();
+                    new ProcessBuilder("kill", "-KILL", Long.toString(self)).start().waitFor();
+                  }
+                  trees.add(tree);
                   System.err.println("BACKEND " + pids(trees));
                   if (stall) {
                     new CountDownLatch(1).await(); // the startup bound must end this

@@ -2,7 +2,6 @@ package dev.lifecycle.broker;
 
 import dev.lifecycle.record.RecordStore;
 import dev.lifecycle.time.Limit;
-import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -36,7 +35,7 @@ public final class TestClientMain {
             .startLockTimeout(Limit.ofSeconds(60))
             .build();
     BrokerSession session = client.ensure();
-    try (SocketChannel channel = client.connect()) {
+    try (BrokerConnection channel = client.connection()) {
       System.out.println("SERVED " + Brokers.request(channel, "pid") + " " + session.started());
     }
     System.exit(0);

@@ -1,5 +1,6 @@
 package dev.lifecycle.examples.broker;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.lifecycle.broker.BrokerClient;
 import dev.lifecycle.broker.BrokerLimits;
 import dev.lifecycle.broker.BrokerRequest;
@@ -12,10 +13,10 @@ import dev.lifecycle.tether.Tether;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.TreeMember;
 import java.io.IOException;
-import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -39,7 +40,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  * {"op":"call","tool":"echo","args":ANY}  -> {"ok":true,"result":ANY}   (through the app server)
- * {"op":"call","tool":"crash"}            -> the app server exits; later calls fail at once
+ * {"op":"call","tool":"crash"}            -> the app server exits; the broker shuts down
  * {"op":"slow","ms":N}                    -> {"ok":true,"result":"slept N ms"} after N ms
  * {"op":"fail"}                           -> {"ok":false,"error":{"code":1,...}}
  * {"op":"status"}                         -> {"ok":true,"result":{"pid":..,"backend":[..],...}}
@@ -50,6 +51,10 @@ import java.util.concurrent.TimeUnit;
  * {@value #PARSE_ERROR}; not an object, or a line over {@value #MAX_REQUEST_BYTES} bytes {@value
  * #INVALID_REQUEST}; unknown op or tool {@value #METHOD_NOT_FOUND}; bad parameters {@value
  * #INVALID_PARAMS}. (Lines over the runtime's own 1 MiB bound close the connection instead.)
+ *
+ * <p>When the app server exits while the broker serves, the runtime's default {@link
+ * dev.lifecycle.broker.BackendExit} policy shuts the broker down: the next CLI starts a fresh one
+ * instead of this one answering every call with an error until it idles out.
  */
 public final class ExampleBroker {
   public static final int PARSE_ERROR = -32700;
@@ -97,8 +102,7 @@ public final class ExampleBroker {
       }
       System.exit(1); // the runtime already took down whatever had started
     }
-    ShutdownReport report = runtime.awaitStopped();
-    // (The runtime has logged the report: "broker <name> stopped: ShutdownReport[...]".)
+    ShutdownReport report = runtime.awaitStopped(); // the runtime has logged it
     // The pass has terminated the backends (blocking): exiting now cannot cut an escalation short.
     System.exit(report.isClean() ? 0 : 1);
   }
@@ -108,14 +112,14 @@ public final class ExampleBroker {
     appServer =
         Connect.withBackend(
             () -> {
+              // Bound to the tether before it starts: if this JVM is SIGKILLed at any moment the
+              // shutdown pass never runs, and the tether's sidecar ends the tree (the MCP servers
+              // that ignore SIGTERM included).
               ProcessTree tree =
                   runtime.spawnBackend(AppServer.command(AppServer.configuredMode()));
               synchronized (backends) {
                 backends.add(tree);
               }
-              // If this JVM is SIGKILLed the shutdown pass never runs: the tether's sidecar then
-              // ends the tree (the MCP servers that ignore SIGTERM included).
-              Tether.shared().bind(tree);
               return tree;
             },
             tree -> AppServer.initialize(tree.leader()),
@@ -129,12 +133,12 @@ public final class ExampleBroker {
     }
     Object parsed;
     try {
-      parsed = Json.parse(line);
-    } catch (Json.ParseException e) {
-      return error(PARSE_ERROR, "invalid JSON: " + e.getMessage());
+      parsed = ExampleJson.parse(line);
+    } catch (JsonProcessingException e) {
+      return error(PARSE_ERROR, "invalid JSON: " + e.getOriginalMessage());
     }
     if (!(parsed instanceof Map<?, ?> fields)) {
-      return error(INVALID_REQUEST, "a request is a JSON object, not " + Json.write(parsed));
+      return error(INVALID_REQUEST, "a request is a JSON object, not " + ExampleJson.write(parsed));
     }
     Object op = fields.get("op");
     if (!(op instanceof String)) {
@@ -142,7 +146,7 @@ public final class ExampleBroker {
     }
     switch ((String) op) {
       case "call":
-        return call(fields);
+        return call(request, fields);
       case "slow":
         return slow(fields.get("ms"));
       case "fail":
@@ -150,24 +154,26 @@ public final class ExampleBroker {
       case "status":
         return ok(status(request.runtime()));
       case "shutdown":
-        return replyThenShutdown(request.runtime());
+        // Acknowledged first: the pass closes every connection, so it starts after the reply.
+        request.afterReply(request.runtime()::shutdown);
+        return ok("shutting down");
       default:
-        return error(METHOD_NOT_FOUND, "unknown op " + Json.write(op));
+        return error(METHOD_NOT_FOUND, "unknown op " + ExampleJson.write(op));
     }
   }
 
-  private CompletionStage<String> call(Map<?, ?> fields) {
+  private CompletionStage<String> call(BrokerRequest request, Map<?, ?> fields) {
     Object tool = fields.get("tool");
     AppServer server = appServer;
     if ("echo".equals(tool)) {
-      Object args = fields.containsKey("args") ? fields.get("args") : Json.NULL;
-      return server.echo(Json.write(args)).handle(ExampleBroker::backendReply);
+      return server.echo(ExampleJson.write(fields.get("args"))).handle(ExampleBroker::backendReply);
     }
     if ("crash".equals(tool)) {
-      server.crash();
+      // After the reply: the app server's exit ends this broker, and with it this connection.
+      request.afterReply(server::crash);
       return ok("app server told to exit");
     }
-    return error(METHOD_NOT_FOUND, "unknown tool " + Json.write(tool == null ? Json.NULL : tool));
+    return error(METHOD_NOT_FOUND, "unknown tool " + ExampleJson.write(tool));
   }
 
   private static String backendReply(String echoed, Throwable failure) {
@@ -176,23 +182,22 @@ public final class ExampleBroker {
       return errorText(BACKEND_ERROR, "backend: " + cause.getMessage());
     }
     try {
-      return Json.write(Json.obj("ok", true, "result", Json.parse(echoed)));
-    } catch (Json.ParseException e) {
-      return errorText(BACKEND_ERROR, "backend sent invalid JSON: " + e.getMessage());
+      return ExampleJson.write(obj("ok", true, "result", ExampleJson.parse(echoed)));
+    } catch (JsonProcessingException e) {
+      return errorText(BACKEND_ERROR, "backend sent invalid JSON: " + e.getOriginalMessage());
     }
   }
 
   private static CompletionStage<String> slow(Object ms) {
-    if (!(ms instanceof BigDecimal millis)
-        || millis.signum() < 0
-        || millis.compareTo(BigDecimal.valueOf(MAX_SLOW_MS)) > 0
-        || millis.stripTrailingZeros().scale() > 0) {
+    if (!(ms instanceof Integer || ms instanceof Long)
+        || ((Number) ms).longValue() < 0
+        || ((Number) ms).longValue() > MAX_SLOW_MS) {
       return error(INVALID_PARAMS, "\"ms\" must be an integer in 0.." + MAX_SLOW_MS);
     }
-    long n = millis.longValueExact();
+    long n = ((Number) ms).longValue();
     // The request's idle lease is held until this completes, whether or not its client stayed.
     return CompletableFuture.supplyAsync(
-        () -> Json.write(Json.obj("ok", true, "result", "slept " + n + " ms")),
+        () -> ExampleJson.write(obj("ok", true, "result", "slept " + n + " ms")),
         CompletableFuture.delayedExecutor(n, TimeUnit.MILLISECONDS));
   }
 
@@ -206,7 +211,7 @@ public final class ExampleBroker {
       }
     }
     AppServer server = appServer;
-    return Json.obj(
+    return obj(
         "pid", ProcessHandle.current().pid(),
         "state", runtime.state().name(),
         "backend", pids,
@@ -214,33 +219,8 @@ public final class ExampleBroker {
         "tether", Tether.shared().sidecar().pid());
   }
 
-  /**
-   * Replies, then starts the shutdown pass. The pass closes every connection, so the reply must be
-   * written first: the runtime writes it (synchronously, on the completing thread) once it has
-   * attached its sender to the returned stage, so this completes the stage only after that.
-   * BrokerRequest has no "after the reply" hook (see the examples' README).
-   */
-  private static CompletionStage<String> replyThenShutdown(BrokerRuntime runtime) {
-    CompletableFuture<String> reply = new CompletableFuture<>();
-    Thread finisher =
-        new Thread(
-            () -> {
-              long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-              while (reply.getNumberOfDependents() == 0 && System.nanoTime() < deadline) {
-                Thread.onSpinWait();
-                Thread.yield();
-              }
-              reply.complete(Json.write(Json.obj("ok", true, "result", "shutting down")));
-              runtime.shutdown();
-            },
-            "example-shutdown-request");
-    finisher.setDaemon(true); // the pass runs on the runtime's own non-daemon thread
-    finisher.start();
-    return reply;
-  }
-
   private static CompletionStage<String> ok(Object result) {
-    return CompletableFuture.completedFuture(Json.write(Json.obj("ok", true, "result", result)));
+    return CompletableFuture.completedFuture(ExampleJson.write(obj("ok", true, "result", result)));
   }
 
   private static CompletionStage<String> error(int code, String message) {
@@ -248,6 +228,15 @@ public final class ExampleBroker {
   }
 
   static String errorText(int code, String message) {
-    return Json.write(Json.obj("ok", false, "error", Json.obj("code", code, "message", message)));
+    return ExampleJson.write(obj("ok", false, "error", obj("code", code, "message", message)));
+  }
+
+  /** An ordered JSON object from key, value pairs (values may be null). */
+  static Map<String, Object> obj(Object... pairs) {
+    Map<String, Object> map = new LinkedHashMap<>();
+    for (int i = 0; i < pairs.length; i += 2) {
+      map.put((String) pairs[i], pairs[i + 1]);
+    }
+    return map;
   }
 }

@@ -1,22 +1,16 @@
 package dev.lifecycle.examples.cli;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
-
+import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.lifecycle.broker.BrokerClient;
+import dev.lifecycle.broker.BrokerConnection;
 import dev.lifecycle.examples.broker.BrokerCommand;
-import dev.lifecycle.examples.broker.Json;
+import dev.lifecycle.examples.broker.ExampleJson;
 import dev.lifecycle.record.RecordStore;
 import dev.lifecycle.time.Limit;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
+import java.net.SocketTimeoutException;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The example client: runs one request through the workspace's broker, starting the broker if none
@@ -30,13 +24,15 @@ import java.util.concurrent.TimeoutException;
  *
  * <ul>
  *   <li>{@value #OK}: the broker replied {@code "ok":true}; the result is on stdout. On this path
- *       {@code main} simply returns: the JVM ends because nothing keeps it alive (the reply reader
- *       is a daemon thread, the socket is closed, the library's helper threads are daemons).
+ *       {@code main} simply returns: the JVM ends because nothing keeps it alive (the socket is
+ *       closed, the caller watch and the library's helper threads are daemons).
  *   <li>{@value #FAILED}: the broker replied with an error; it is on stderr.
  *   <li>{@value #USAGE}: bad arguments.
  *   <li>{@value #UNAVAILABLE}: no broker could be reached or started, or it hung up.
  *   <li>{@value #TIMED_OUT}: no reply within {@code example.cli.timeout} / {@code
  *       EXAMPLE_CLI_TIMEOUT} (default 60 s).
+ *   <li>{@value #CALLER_GONE}: the process that started this CLI died while it waited ({@link
+ *       CallerWatch}: noticed within a quarter second); nobody hears this status.
  *   <li>{@value #BROKEN_PIPE}: stdout was a closed pipe (EPIPE). Quietly: the reader is gone, so
  *       there is nobody to tell; 141 is what a shell reports for a writer killed by SIGPIPE.
  * </ul>
@@ -49,6 +45,7 @@ public final class Cli {
   public static final int USAGE = 2;
   public static final int UNAVAILABLE = 3;
   public static final int TIMED_OUT = 4;
+  public static final int CALLER_GONE = 5;
   public static final int BROKEN_PIPE = 141;
 
   /** The broker's record name in the workspace. */
@@ -73,6 +70,9 @@ public final class Cli {
 
   static int run(Path workspace, String request) {
     Limit timeout = Limit.fromConfig("example.cli.timeout", "EXAMPLE_CLI_TIMEOUT", DEFAULT_TIMEOUT);
+    // From the first moment: a caller killed while we start a broker or wait for a reply must not
+    // leave us waiting for nobody. The broker we may have started outlives us on purpose.
+    CallerWatch watch = CallerWatch.start(() -> System.exit(CALLER_GONE));
     String reply;
     try {
       RecordStore store = RecordStore.open(workspace);
@@ -82,84 +82,39 @@ public final class Cli {
               .name(BROKER_NAME)
               .command(() -> BrokerCommand.broker(store.directory()))
               .build();
-      // connect() only returns a connection the broker greeted: one it queued while shutting
-      // down fails like a refused connect and connect() starts a broker over.
-      try (SocketChannel channel = client.connect()) {
-        reply = exchange(channel, request, timeout);
+      try (BrokerConnection connection = client.connection()) {
+        reply = connection.call(request.replace("\n", " "), timeout);
       }
-    } catch (TimeoutException e) {
+    } catch (SocketTimeoutException e) {
       System.err.println("no reply within " + timeout);
       return TIMED_OUT;
     } catch (IOException e) {
       System.err.println("broker unavailable: " + e.getMessage());
       return UNAVAILABLE;
+    } finally {
+      watch.close();
     }
     return print(reply);
-  }
-
-  /** Sends one line and waits, bounded, for one reply line. */
-  private static String exchange(SocketChannel channel, String request, Limit timeout)
-      throws IOException, TimeoutException {
-    ByteBuffer out = ByteBuffer.wrap((request.replace("\n", " ") + "\n").getBytes(UTF_8));
-    while (out.hasRemaining()) {
-      channel.write(out);
-    }
-    CompletableFuture<String> reply = new CompletableFuture<>();
-    // A blocking read has no timeout: read on a daemon thread, wait on the future with one, and
-    // close the channel (which ends the read) when it passes.
-    Thread reader = new Thread(() -> readLine(channel, reply), "cli-reply-reader");
-    reader.setDaemon(true);
-    reader.start();
-    try {
-      return timeout.isEnabled() ? reply.get(timeout.toNanos(), TimeUnit.NANOSECONDS) : reply.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted", e);
-    } catch (ExecutionException e) {
-      throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
-    }
-  }
-
-  private static void readLine(SocketChannel channel, CompletableFuture<String> reply) {
-    ByteArrayOutputStream line = new ByteArrayOutputStream();
-    ByteBuffer buffer = ByteBuffer.allocate(8192);
-    try {
-      while (channel.read(buffer) >= 0) {
-        buffer.flip();
-        while (buffer.hasRemaining()) {
-          byte b = buffer.get();
-          if (b == '\n') {
-            reply.complete(line.toString(UTF_8));
-            return;
-          }
-          line.write(b);
-        }
-        buffer.clear();
-      }
-      reply.completeExceptionally(new IOException("the broker hung up before replying"));
-    } catch (IOException e) {
-      reply.completeExceptionally(e);
-    }
   }
 
   /** Prints the reply's result (stdout) or error (stderr) and returns the exit status. */
   private static int print(String reply) {
     Object parsed;
     try {
-      parsed = Json.parse(reply);
-    } catch (Json.ParseException e) {
-      System.err.println("the broker sent invalid JSON: " + e.getMessage());
+      parsed = ExampleJson.parse(reply);
+    } catch (JsonProcessingException e) {
+      System.err.println("the broker sent invalid JSON: " + e.getOriginalMessage());
       return UNAVAILABLE;
     }
     if (parsed instanceof Map<?, ?> fields && Boolean.TRUE.equals(fields.get("ok"))) {
-      System.out.println(Json.write(fields.get("result")));
+      System.out.println(ExampleJson.write(fields.get("result")));
       // PrintStream swallows IOException: checkError() flushes and reports EPIPE. Exit quietly
       // (no stack trace, nothing on stderr): the reader went away on purpose (| head, a killed
       // pager).
       return System.out.checkError() ? BROKEN_PIPE : OK;
     }
     Object error = parsed instanceof Map<?, ?> fields ? fields.get("error") : parsed;
-    System.err.println("error: " + Json.write(error));
+    System.err.println("error: " + ExampleJson.write(error));
     return FAILED;
   }
 }

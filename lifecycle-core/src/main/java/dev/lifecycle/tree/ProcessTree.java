@@ -85,7 +85,8 @@ public final class ProcessTree implements AutoCloseable {
     Objects.requireNonNull(platform, "platform");
     Objects.requireNonNull(options, "options");
     SpawnOptions spawn = SpawnOptions.defaults().withNewSession(true).withKeepLeaderUnreaped(true);
-    return new ProcessTree(platform, platform.spawn(builder, spawn), options);
+    return SpawnedTrees.announce(
+        new ProcessTree(platform, platform.spawn(builder, spawn), options));
   }
 
   /** The leader: streams, exit value, {@code onExit} of the leader alone. */

@@ -1,0 +1,156 @@
+package dev.lifecycle.process;
+
+import dev.lifecycle.process.cgroup.Cgroup;
+import dev.lifecycle.process.cgroup.CgroupHierarchy;
+import dev.lifecycle.process.cgroup.CgroupPlacement;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The containment tier trees get on this machine, with the reason: where the cgroup parent is and
+ * why it was chosen, or exactly why the cgroup tier is not available (which path, which errno).
+ * Immutable and thread-safe.
+ *
+ * <p>{@link #current()} is decided once per JVM from configuration: {@value #MODE_PROPERTY} (or
+ * {@value #MODE_ENV}) = {@code auto} (default: CGROUP when available, else SESSION), {@code cgroup}
+ * (require it: trees fail to spawn, naming the reason, instead of degrading) or {@code session}
+ * (never use cgroups); {@value #PARENT_PROPERTY} (or {@value #PARENT_ENV}) names the parent cgroup
+ * (a path inside the hierarchy such as {@code /user.slice/my-delegated.scope}, or a directory under
+ * its mount). Without a configured parent: the JVM's own cgroup when writable (trees then nest
+ * under whatever cgroup the JVM was put in, so whoever owns that cgroup sees them), else the
+ * hierarchy's root when writable (root on a non-systemd host), else no cgroup tier.
+ */
+public final class Containment {
+  public static final String MODE_PROPERTY = "lifecycle.containment";
+  public static final String MODE_ENV = "LIFECYCLE_CONTAINMENT";
+  public static final String PARENT_PROPERTY = "lifecycle.cgroup.parent";
+  public static final String PARENT_ENV = "LIFECYCLE_CGROUP_PARENT";
+
+  private static final Logger LOG = LoggerFactory.getLogger(Containment.class);
+
+  /** What the configuration asks for. */
+  public enum Mode {
+    /** The strongest tier available. */
+    AUTO,
+    /** CGROUP or fail. */
+    REQUIRE_CGROUP,
+    /** SESSION even when cgroups are available. */
+    SESSION;
+
+    /** {@code auto}, {@code cgroup}, {@code session} (case-insensitive). */
+    public static Mode parse(String text) {
+      return switch (text.trim().toLowerCase(Locale.ROOT)) {
+        case "auto", "" -> AUTO;
+        case "cgroup", "require-cgroup", "require_cgroup" -> REQUIRE_CGROUP;
+        case "session" -> SESSION;
+        default ->
+            throw new IllegalArgumentException(
+                "containment must be auto, cgroup or session: '" + text + "'");
+      };
+    }
+  }
+
+  private final ContainmentTier tier;
+  private final Mode mode;
+  private final String reason;
+  private final Optional<Cgroup> parent;
+
+  private Containment(ContainmentTier tier, Mode mode, String reason, Optional<Cgroup> parent) {
+    this.tier = tier;
+    this.mode = mode;
+    this.reason = reason;
+    this.parent = parent;
+  }
+
+  /** The JVM-wide decision from configuration, made on first use. */
+  public static Containment current() {
+    return Holder.INSTANCE;
+  }
+
+  private static final class Holder {
+    static final Containment INSTANCE = fromConfig();
+  }
+
+  private static Containment fromConfig() {
+    Mode mode = Mode.AUTO;
+    String text = setting(MODE_PROPERTY, MODE_ENV);
+    if (text != null) {
+      try {
+        mode = Mode.parse(text);
+      } catch (IllegalArgumentException e) {
+        LOG.warn("{}; using auto", e.getMessage());
+      }
+    }
+    Containment decided = decide(mode, Optional.ofNullable(setting(PARENT_PROPERTY, PARENT_ENV)));
+    LOG.debug("containment: {}", decided);
+    return decided;
+  }
+
+  private static String setting(String property, String env) {
+    String value = System.getProperty(property);
+    if (value == null || value.isBlank()) {
+      value = System.getenv(env);
+    }
+    return value == null || value.isBlank() ? null : value.trim();
+  }
+
+  /**
+   * Decides for {@code mode} and an optional configured parent; reads the system now (mountinfo,
+   * the JVM's cgroup, access checks). A required but unavailable CGROUP tier is returned as SESSION
+   * with {@link #isRequirementMet()} false, so spawning can fail naming the reason.
+   */
+  public static Containment decide(Mode mode, Optional<String> configuredParent) {
+    Objects.requireNonNull(mode, "mode");
+    if (mode == Mode.SESSION) {
+      return new Containment(
+          ContainmentTier.SESSION, mode, "session tier configured", Optional.empty());
+    }
+    Optional<CgroupHierarchy> hierarchy = CgroupHierarchy.locate();
+    if (hierarchy.isEmpty()) {
+      return new Containment(
+          ContainmentTier.SESSION,
+          mode,
+          "no cgroup2 mount in /proc/self/mountinfo (not Linux, or cgroup v1 only)",
+          Optional.empty());
+    }
+    CgroupPlacement placement = CgroupPlacement.choose(hierarchy.get(), configuredParent);
+    return placement.parent().isPresent()
+        ? new Containment(ContainmentTier.CGROUP, mode, placement.reason(), placement.parent())
+        : new Containment(ContainmentTier.SESSION, mode, placement.reason(), Optional.empty());
+  }
+
+  /** The tier trees get. */
+  public ContainmentTier tier() {
+    return tier;
+  }
+
+  public Mode mode() {
+    return mode;
+  }
+
+  /**
+   * For CGROUP: the parent and why it was chosen; for SESSION: exactly why there is no cgroup tier
+   * (the path tried and its errno), or that SESSION was configured.
+   */
+  public String reason() {
+    return reason;
+  }
+
+  /** The cgroup trees are created under (CGROUP tier only). */
+  public Optional<Cgroup> parent() {
+    return parent;
+  }
+
+  /** False only when the CGROUP tier was required and is not available. */
+  public boolean isRequirementMet() {
+    return mode != Mode.REQUIRE_CGROUP || tier == ContainmentTier.CGROUP;
+  }
+
+  @Override
+  public String toString() {
+    return tier + " (" + reason + ")";
+  }
+}

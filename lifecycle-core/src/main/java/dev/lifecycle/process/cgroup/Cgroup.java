@@ -1,0 +1,351 @@
+package dev.lifecycle.process.cgroup;
+
+import static java.nio.charset.StandardCharsets.US_ASCII;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
+
+/**
+ * One cgroup v2 directory, by path: create children, move processes in, read members, kill, freeze,
+ * wait for it to empty, remove. A handle, not a lock: the directory may be changed or removed by
+ * others at any time, and every method reads the kernel's current answer. Thread-safe.
+ *
+ * <p>Failures are {@link IOException}s naming the file and the errno ({@link Errno#describe}), e.g.
+ * {@code "/sys/fs/cgroup/x/cgroup.procs: EACCES (Permission denied)"}.
+ */
+public final class Cgroup {
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,200}");
+
+  private final CgroupHierarchy hierarchy;
+  private final Path path;
+
+  Cgroup(CgroupHierarchy hierarchy, Path path) {
+    this.hierarchy = hierarchy;
+    this.path = path;
+  }
+
+  public CgroupHierarchy hierarchy() {
+    return hierarchy;
+  }
+
+  /** The directory, e.g. {@code /sys/fs/cgroup/unified/lifecycle-1234-5678-1}. */
+  public Path path() {
+    return path;
+  }
+
+  /** The path inside the hierarchy, as {@code /proc/<pid>/cgroup} shows it ({@code /} for root). */
+  public String relativePath() {
+    Path rel = hierarchy.mountPoint().relativize(path);
+    return "/" + rel.toString();
+  }
+
+  /** The last path element ({@code ""} for the root). */
+  public String name() {
+    return path.equals(hierarchy.mountPoint()) ? "" : path.getFileName().toString();
+  }
+
+  public boolean exists() {
+    return Files.isDirectory(path);
+  }
+
+  /** Whether this is the hierarchy's root (which has no {@code cgroup.kill} or events file). */
+  public boolean isRoot() {
+    return path.equals(hierarchy.mountPoint());
+  }
+
+  /** The child cgroup {@code name} (not created). */
+  public Cgroup child(String name) {
+    if (!NAME.matcher(name).matches()) {
+      throw new IllegalArgumentException("not a cgroup name: '" + name + "'");
+    }
+    return new Cgroup(hierarchy, path.resolve(name));
+  }
+
+  /**
+   * Creates the child cgroup {@code name} (mkdir).
+   *
+   * @throws IOException naming the path and errno, e.g. EEXIST, EACCES, EROFS
+   */
+  public Cgroup createChild(String name) throws IOException {
+    Cgroup child = child(name);
+    try {
+      Files.createDirectory(child.path);
+    } catch (IOException e) {
+      throw Errno.wrap("mkdir " + child.path, e);
+    }
+    return child;
+  }
+
+  /**
+   * Moves process {@code pid} (all its threads) into this cgroup. Needs write access to this {@code
+   * cgroup.procs} and to that of the common ancestor of its current cgroup and this one.
+   *
+   * @throws IOException naming the file and errno (ESRCH: gone; EBUSY: controllers forbid processes
+   *     here; EACCES/EPERM: not delegated to us)
+   */
+  public void enter(long pid) throws IOException {
+    if (pid <= 0) {
+      throw new IllegalArgumentException("not a pid: " + pid);
+    }
+    write("cgroup.procs", Long.toString(pid));
+  }
+
+  /** The processes directly in this cgroup (not in its children). */
+  public List<Long> processes() throws IOException {
+    List<Long> out = new ArrayList<>();
+    readProcs(path, out);
+    return out;
+  }
+
+  /**
+   * Every process in this cgroup and its descendants (exact: the kernel's membership, O(members)).
+   * Zombies that are not yet reaped are not listed by the kernel.
+   */
+  public Set<Long> members() throws IOException {
+    List<Long> out = new ArrayList<>();
+    collect(path, out);
+    return new LinkedHashSet<>(out);
+  }
+
+  private static void collect(Path dir, List<Long> out) throws IOException {
+    readProcs(dir, out);
+    for (Path sub : subdirectories(dir)) {
+      collect(sub, out);
+    }
+  }
+
+  private static void readProcs(Path dir, List<Long> out) throws IOException {
+    byte[] text;
+    try {
+      text = Files.readAllBytes(dir.resolve("cgroup.procs"));
+    } catch (NoSuchFileException e) {
+      return; // removed meanwhile: no members
+    } catch (IOException e) {
+      throw Errno.wrap("read " + dir.resolve("cgroup.procs"), e);
+    }
+    long value = 0;
+    boolean digits = false;
+    for (byte b : text) {
+      if (b >= '0' && b <= '9') {
+        value = value * 10 + (b - '0');
+        digits = true;
+      } else {
+        if (digits) {
+          out.add(value);
+        }
+        value = 0;
+        digits = false;
+      }
+    }
+    if (digits) {
+      out.add(value);
+    }
+  }
+
+  private static List<Path> subdirectories(Path dir) throws IOException {
+    List<Path> out = new ArrayList<>();
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir, Files::isDirectory)) {
+      entries.forEach(out::add);
+    } catch (NoSuchFileException e) {
+      return out;
+    } catch (IOException e) {
+      throw Errno.wrap("list " + dir, e);
+    }
+    return out;
+  }
+
+  /** Child cgroups (one level). */
+  public List<Cgroup> children() throws IOException {
+    List<Cgroup> out = new ArrayList<>();
+    for (Path sub : subdirectories(path)) {
+      out.add(new Cgroup(hierarchy, sub));
+    }
+    return out;
+  }
+
+  /**
+   * Whether a process is in this cgroup or below ({@code cgroup.events populated}). A removed
+   * cgroup is not populated.
+   */
+  public boolean isPopulated() throws IOException {
+    return events().populated();
+  }
+
+  /** {@code cgroup.events} now. */
+  Events events() throws IOException {
+    String text;
+    try {
+      text = Files.readString(path.resolve("cgroup.events"), US_ASCII);
+    } catch (NoSuchFileException e) {
+      if (!exists()) {
+        return new Events(false, false);
+      }
+      throw Errno.wrap("read " + path.resolve("cgroup.events"), e);
+    } catch (IOException e) {
+      throw Errno.wrap("read " + path.resolve("cgroup.events"), e);
+    }
+    return Events.parse(text);
+  }
+
+  /** cgroup.events: whether populated, whether frozen. */
+  record Events(boolean populated, boolean frozen) {
+    static Events parse(String text) {
+      boolean populated = false;
+      boolean frozen = false;
+      for (String line : text.split("\n")) {
+        if (line.equals("populated 1")) {
+          populated = true;
+        } else if (line.equals("frozen 1")) {
+          frozen = true;
+        }
+      }
+      return new Events(populated, frozen);
+    }
+  }
+
+  /** Whether this cgroup offers {@code cgroup.kill} (Linux >= 5.14; never the root). */
+  public boolean canKill() {
+    return Files.exists(path.resolve("cgroup.kill"));
+  }
+
+  /**
+   * SIGKILLs every process in this cgroup and below, atomically with respect to forks ({@code
+   * cgroup.kill}; synchronous, about 40-50 us per process). Returns before they are reaped: wait
+   * with {@link #awaitEmpty} or {@link #onEmpty}.
+   */
+  public void kill() throws IOException {
+    write("cgroup.kill", "1");
+  }
+
+  /**
+   * Freezes every process in this cgroup and below ({@code cgroup.freeze 1}); a frozen fork storm
+   * cannot fork. SIGKILL still ends frozen processes. Returns without waiting for the freeze to
+   * complete ({@link #isFrozen}).
+   */
+  public void freeze() throws IOException {
+    write("cgroup.freeze", "1");
+  }
+
+  /** Undoes {@link #freeze}. */
+  public void thaw() throws IOException {
+    write("cgroup.freeze", "0");
+  }
+
+  /** Whether the freeze has completed ({@code cgroup.events frozen 1}). */
+  public boolean isFrozen() throws IOException {
+    return events().frozen();
+  }
+
+  /**
+   * Completes when nothing is left in this cgroup or below ({@code populated 0}), observed by
+   * inotify on {@code cgroup.events} (one watcher thread for the JVM; no polling). Completes at
+   * once when already empty or removed. Never completes exceptionally; cancel it to stop watching.
+   */
+  public CompletableFuture<Cgroup> onEmpty() {
+    return CgroupWatcher.get().whenEmpty(this);
+  }
+
+  /**
+   * Waits up to {@code timeout} for {@code populated 0}.
+   *
+   * @return whether the cgroup is empty
+   */
+  public boolean awaitEmpty(Duration timeout) throws InterruptedException {
+    Objects.requireNonNull(timeout, "timeout");
+    CompletableFuture<Cgroup> empty = onEmpty();
+    try {
+      empty.get(Math.max(0, timeout.toNanos()), TimeUnit.NANOSECONDS);
+      return true;
+    } catch (TimeoutException e) {
+      empty.cancel(false);
+      return false;
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(e.getCause());
+    } catch (InterruptedException e) {
+      empty.cancel(false);
+      throw e;
+    }
+  }
+
+  /**
+   * Removes this cgroup and its (empty) descendants, deepest first. A populated cgroup is not
+   * removed (EBUSY).
+   *
+   * @return whether the cgroup is gone (removed now or before)
+   * @throws IOException naming the path and errno when a removal fails for another reason than
+   *     being populated
+   */
+  public boolean remove() throws IOException {
+    if (!exists()) {
+      return true;
+    }
+    for (Cgroup sub : children()) {
+      if (!sub.remove()) {
+        return false;
+      }
+    }
+    try {
+      Files.deleteIfExists(path);
+      return true;
+    } catch (IOException e) {
+      IOException wrapped = Errno.wrap("rmdir " + path, e);
+      if (wrapped.getMessage().contains("EBUSY")) {
+        return false;
+      }
+      throw wrapped;
+    }
+  }
+
+  /** Whether this JVM may create children here and move processes in (access(2) W_OK). */
+  public boolean isWritable() {
+    return Files.isWritable(path) && Files.isWritable(path.resolve("cgroup.procs"));
+  }
+
+  private void write(String file, String value) throws IOException {
+    Path target = path.resolve(file);
+    try {
+      Files.write(target, value.getBytes(US_ASCII));
+    } catch (IOException e) {
+      throw Errno.wrap("write " + value + " to " + target, e);
+    }
+  }
+
+  /** Reads a one-line file of this cgroup ({@code cgroup.subtree_control} and the like). */
+  String read(String file) {
+    try {
+      return Files.readString(path.resolve(file), US_ASCII).trim();
+    } catch (IOException e) {
+      throw new UncheckedIOException(Errno.wrap("read " + path.resolve(file), e));
+    }
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof Cgroup that && path.equals(that.path);
+  }
+
+  @Override
+  public int hashCode() {
+    return path.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return path.toString();
+  }
+}

@@ -1,0 +1,165 @@
+package dev.lifecycle.process.cgroup;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Where trees get their cgroups: a writable parent and why it was chosen, or empty with every
+ * candidate tried and why each was refused (path and errno). Immutable.
+ *
+ * <p>Order: a configured parent (it must be usable: no silent fallback from an explicit choice);
+ * else the JVM's own cgroup when writable (nesting under it: whoever put the JVM there, a test
+ * harness or a delegated systemd unit, sees the trees as its own, and a move between the JVM's
+ * cgroup and a child of it needs no access above it); else the hierarchy's root when writable. A
+ * cgroup with domain controllers enabled in {@code cgroup.subtree_control} cannot hold processes in
+ * its children while it has processes itself ("no internal processes"), so it is refused unless it
+ * is the root.
+ *
+ * @param parent the chosen parent
+ * @param reason why it was chosen, or why no candidate was usable
+ */
+public record CgroupPlacement(Optional<Cgroup> parent, String reason) {
+  /** Linux 5.14 added cgroup.kill, which the CGROUP tier relies on. */
+  private static final int[] KILL_SINCE = {5, 14};
+
+  public CgroupPlacement {
+    Objects.requireNonNull(parent, "parent");
+    Objects.requireNonNull(reason, "reason");
+  }
+
+  /** Chooses in {@code hierarchy}; {@code configured} is a path inside it or under its mount. */
+  public static CgroupPlacement choose(CgroupHierarchy hierarchy, Optional<String> configured) {
+    Optional<String> kernel = kernelTooOld();
+    if (kernel.isPresent()) {
+      return new CgroupPlacement(Optional.empty(), kernel.get());
+    }
+    if (configured.isPresent()) {
+      String text = configured.get();
+      Cgroup cgroup;
+      try {
+        Path path = Path.of(text);
+        cgroup =
+            path.startsWith(hierarchy.mountPoint())
+                ? hierarchy.at("/" + hierarchy.mountPoint().relativize(path))
+                : hierarchy.at(text);
+      } catch (IllegalArgumentException e) {
+        return new CgroupPlacement(Optional.empty(), "configured parent '" + text + "': " + e);
+      }
+      Optional<String> refusal = refusal(cgroup, false);
+      return refusal.isEmpty()
+          ? new CgroupPlacement(Optional.of(cgroup), "configured parent " + cgroup + " (writable)")
+          : new CgroupPlacement(
+              Optional.empty(), "configured parent " + cgroup + ": " + refusal.get());
+    }
+    List<String> refused = new ArrayList<>();
+    Optional<Cgroup> own = hierarchy.ofSelf();
+    if (own.isPresent()) {
+      Optional<String> refusal = refusal(own.get(), true);
+      if (refusal.isEmpty()) {
+        return new CgroupPlacement(
+            own,
+            "the JVM's cgroup " + own.get().relativePath() + " at " + own.get() + " (writable)");
+      }
+      refused.add("the JVM's cgroup " + own.get() + ": " + refusal.get());
+    } else {
+      refused.add("the JVM's cgroup: no 0:: line readable in /proc/self/cgroup");
+    }
+    Cgroup root = hierarchy.root();
+    if (own.isEmpty() || !own.get().equals(root)) {
+      Optional<String> refusal = refusal(root, false);
+      if (refusal.isEmpty()) {
+        return new CgroupPlacement(
+            Optional.of(root), "the hierarchy's root " + root + " (writable)");
+      }
+      refused.add("the hierarchy's root " + root + ": " + refusal.get());
+    }
+    return new CgroupPlacement(
+        Optional.empty(),
+        "no writable cgroup: "
+            + String.join("; ", refused)
+            + " (configure a delegated parent with -Dlifecycle.cgroup.parent)");
+  }
+
+  /** Why {@code cgroup} cannot be a parent, or empty when it can. */
+  private static Optional<String> refusal(Cgroup cgroup, boolean holdsThisJvm) {
+    if (!Files.isDirectory(cgroup.path())) {
+      return Optional.of("ENOENT (no such cgroup)");
+    }
+    if (!Files.isWritable(cgroup.path())) {
+      return Optional.of(accessFailure(cgroup.path()));
+    }
+    if (!Files.isWritable(cgroup.path().resolve("cgroup.procs"))) {
+      return Optional.of(accessFailure(cgroup.path().resolve("cgroup.procs")));
+    }
+    if (!cgroup.isRoot()) {
+      String controllers;
+      try {
+        controllers = cgroup.read("cgroup.subtree_control");
+      } catch (RuntimeException e) {
+        return Optional.of(e.getMessage());
+      }
+      boolean hasProcesses = holdsThisJvm || !cgroupProcsEmpty(cgroup);
+      if (!controllers.isEmpty() && hasProcesses) {
+        return Optional.of(
+            "controllers '"
+                + controllers
+                + "' enabled in cgroup.subtree_control while it holds processes: its children"
+                + " cannot take processes (EBUSY, no internal processes rule)");
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static boolean cgroupProcsEmpty(Cgroup cgroup) {
+    try {
+      return cgroup.processes().isEmpty();
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** access(2) says no: a read-only mount (containers) or no delegation to this user. */
+  private static String accessFailure(Path path) {
+    try {
+      if (Files.getFileStore(path).isReadOnly()) {
+        return path + ": EROFS (cgroup2 mounted read-only, as in an unprivileged container)";
+      }
+    } catch (IOException e) {
+      // fall through: name it as an access failure
+    }
+    return path + ": EACCES (not writable by uid " + uid() + "; not delegated to this user)";
+  }
+
+  private static String uid() {
+    try {
+      return String.valueOf(Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
+    } catch (IOException | RuntimeException e) {
+      return System.getProperty("user.name");
+    }
+  }
+
+  private static Optional<String> kernelTooOld() {
+    String release;
+    try {
+      release = Files.readString(Path.of("/proc/sys/kernel/osrelease")).trim();
+    } catch (IOException e) {
+      return Optional.empty(); // unknown: cgroup.kill is checked again on the tree's cgroup
+    }
+    String[] parts = release.split("[.-]");
+    try {
+      int major = Integer.parseInt(parts[0]);
+      int minor = Integer.parseInt(parts[1]);
+      if (major < KILL_SINCE[0] || (major == KILL_SINCE[0] && minor < KILL_SINCE[1])) {
+        return Optional.of("kernel " + release + " has no cgroup.kill (Linux >= 5.14 needed)");
+      }
+    } catch (RuntimeException e) {
+      return Optional.empty();
+    }
+    return Optional.empty();
+  }
+}

@@ -1,0 +1,125 @@
+package dev.lifecycle.process.cgroup;
+
+import java.io.IOException;
+import java.nio.file.ClosedWatchServiceException;
+import java.nio.file.FileSystems;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Observes {@code populated 0} of any number of cgroups with one inotify instance (the JDK's
+ * WatchService) and one daemon thread: the kernel reports every change of {@code cgroup.events} as
+ * a modification in the cgroup's directory. No polling; each event re-reads the one small file.
+ */
+final class CgroupWatcher {
+  private static final Logger LOG = LoggerFactory.getLogger(CgroupWatcher.class);
+
+  private final WatchService service;
+  private final Map<WatchKey, Entry> entries = new HashMap<>(); // guarded by this
+
+  private record Entry(Cgroup cgroup, List<CompletableFuture<Cgroup>> waiters) {}
+
+  private CgroupWatcher(WatchService service) {
+    this.service = service;
+    Thread thread = new Thread(this::loop, "lifecycle-cgroup-watch");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  static CgroupWatcher get() {
+    return Holder.INSTANCE;
+  }
+
+  private static final class Holder {
+    static final CgroupWatcher INSTANCE = create();
+
+    private static CgroupWatcher create() {
+      try {
+        return new CgroupWatcher(FileSystems.getDefault().newWatchService());
+      } catch (IOException e) {
+        throw new IllegalStateException("cannot create an inotify watch service", e);
+      }
+    }
+  }
+
+  CompletableFuture<Cgroup> whenEmpty(Cgroup cgroup) {
+    CompletableFuture<Cgroup> future = new CompletableFuture<>();
+    WatchKey key;
+    try {
+      // Register first, then read: a change between the two is then never missed.
+      key = cgroup.path().register(service, StandardWatchEventKinds.ENTRY_MODIFY);
+    } catch (NoSuchFileException e) {
+      future.complete(cgroup); // removed: nothing can be in it
+      return future;
+    } catch (IOException e) {
+      LOG.debug("cannot watch {}; it reads as empty only when removed", cgroup, e);
+      future.complete(cgroup);
+      return future;
+    }
+    synchronized (this) {
+      entries.computeIfAbsent(key, k -> new Entry(cgroup, new ArrayList<>())).waiters().add(future);
+    }
+    future.whenComplete((c, t) -> forget(key, future)); // cancelled or completed
+    check(key);
+    return future;
+  }
+
+  private void forget(WatchKey key, CompletableFuture<Cgroup> future) {
+    synchronized (this) {
+      Entry entry = entries.get(key);
+      if (entry == null) {
+        return;
+      }
+      entry.waiters().remove(future);
+      if (entry.waiters().isEmpty()) {
+        entries.remove(key);
+        key.cancel();
+      }
+    }
+  }
+
+  private void check(WatchKey key) {
+    Entry entry;
+    List<CompletableFuture<Cgroup>> waiters;
+    synchronized (this) {
+      entry = entries.get(key);
+      if (entry == null) {
+        return;
+      }
+      waiters = List.copyOf(entry.waiters());
+    }
+    boolean empty;
+    try {
+      empty = !key.isValid() || !entry.cgroup().isPopulated();
+    } catch (IOException e) {
+      LOG.debug("cannot read events of {}", entry.cgroup(), e);
+      empty = !entry.cgroup().exists();
+    }
+    if (empty) {
+      waiters.forEach(w -> w.complete(entry.cgroup()));
+    }
+  }
+
+  private void loop() {
+    while (true) {
+      WatchKey key;
+      try {
+        key = service.take();
+      } catch (InterruptedException | ClosedWatchServiceException e) {
+        return;
+      }
+      key.pollEvents(); // any event (or an overflow) means: read cgroup.events again
+      check(key);
+      key.reset();
+    }
+  }
+}

@@ -1,0 +1,205 @@
+package dev.lifecycle.cgroup;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lifecycle.Await;
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.cgroup.Cgroup;
+import dev.lifecycle.process.cgroup.CgroupHierarchy;
+import dev.lifecycle.process.cgroup.CgroupPlacement;
+import dev.lifecycle.process.cgroup.OwnedCgroups;
+import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.testkit.NoProcessLeaks;
+import java.io.IOException;
+import java.lang.ProcessBuilder.Redirect;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The cgroup v2 primitives against the real hierarchy (needs a writable cgroup; see Cgroups). */
+@NoProcessLeaks
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class CgroupTest {
+  private static final Duration BOUND = Duration.ofSeconds(10);
+
+  private final List<Cgroup> created = new ArrayList<>();
+  private final List<Process> started = new ArrayList<>();
+  private Cgroup parent;
+
+  @BeforeEach
+  void needsAWritableCgroup() {
+    parent = Cgroups.writableParentOrSkip();
+  }
+
+  @AfterEach
+  void cleanUp() throws Exception {
+    for (Cgroup cgroup : created) {
+      if (cgroup.exists() && cgroup.canKill()) {
+        cgroup.kill();
+        cgroup.awaitEmpty(BOUND);
+      }
+      cgroup.remove();
+    }
+    for (Process p : started) {
+      p.destroyForcibly();
+      p.waitFor();
+    }
+  }
+
+  private Cgroup create() throws IOException {
+    Cgroup cgroup = parent.createChild(OwnedCgroups.newName(ProcessPlatform.get().self()));
+    created.add(cgroup);
+    return cgroup;
+  }
+
+  /** Starts {@code script} gated: it runs only once {@link #go} is called (after it was moved). */
+  private Process start(String script) throws IOException {
+    Process p =
+        new ProcessBuilder("sh", "-c", "read go; " + script)
+            .redirectInput(Redirect.PIPE)
+            .redirectOutput(Redirect.DISCARD)
+            .redirectError(Redirect.DISCARD)
+            .start();
+    started.add(p);
+    return p;
+  }
+
+  private static void go(Process p) throws IOException {
+    p.getOutputStream().write('\n');
+    p.getOutputStream().flush();
+  }
+
+  @Test
+  void theHierarchyIsTheCgroup2MountOfMountinfo() throws IOException {
+    CgroupHierarchy hierarchy = CgroupHierarchy.locate().orElseThrow();
+    String mount =
+        Files.readAllLines(Path.of("/proc/self/mountinfo")).stream()
+            .filter(l -> l.contains(" - cgroup2 "))
+            .findFirst()
+            .orElseThrow()
+            .split(" ")[4];
+    assertThat(hierarchy.mountPoint()).isEqualTo(Path.of(mount));
+    assertThat(hierarchy.ofSelf()).isPresent();
+    assertThat(Files.isDirectory(hierarchy.ofSelf().get().path())).isTrue();
+  }
+
+  @Test
+  void membersAreExactAndRecursiveAndKillEmptiesByNotification() throws Exception {
+    Cgroup cgroup = create();
+    Cgroup nested = cgroup.createChild("nested");
+    // A double-forked setsid daemon with a cleared environment: nothing but the cgroup names it.
+    Process leader = start("env -i setsid -f sleep 300; sleep 300 & wait");
+    cgroup.enter(leader.pid());
+    Process other = start("exec sleep 300");
+    nested.enter(other.pid());
+    go(leader);
+    go(other);
+    // The leader entered after exec; wait until its forks are in (they are born inside).
+    Await.until(BOUND, "4 members", () -> members(cgroup), m -> m.size() >= 4);
+    assertThat(cgroup.members()).contains(leader.pid(), other.pid());
+    assertThat(cgroup.processes()).doesNotContain(other.pid());
+    assertThat(nested.processes()).containsExactly(other.pid());
+    assertThat(cgroup.isPopulated()).isTrue();
+
+    cgroup.freeze();
+    Await.until(BOUND, "frozen", () -> frozen(cgroup), f -> f);
+    CompletableFuture<Cgroup> empty = cgroup.onEmpty();
+    assertThat(empty).isNotDone();
+    cgroup.kill();
+    assertThat(cgroup.awaitEmpty(BOUND)).isTrue();
+    empty.get(BOUND.toMillis(), TimeUnit.MILLISECONDS);
+    assertThat(cgroup.members()).isEmpty();
+    assertThat(cgroup.remove()).isTrue();
+    assertThat(cgroup.exists()).isFalse();
+    assertThat(nested.exists()).isFalse();
+  }
+
+  private static java.util.Set<Long> members(Cgroup cgroup) {
+    try {
+      return cgroup.members();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static boolean frozen(Cgroup cgroup) {
+    try {
+      return cgroup.isFrozen();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @Test
+  void aPopulatedCgroupIsNotRemovedAndAwaitHonoursItsDeadline() throws Exception {
+    Cgroup cgroup = create();
+    Process p = start("exec sleep 300");
+    cgroup.enter(p.pid());
+    go(p);
+    assertThat(cgroup.remove()).isFalse();
+    long t0 = System.nanoTime();
+    assertThat(cgroup.awaitEmpty(Duration.ofMillis(200))).isFalse();
+    assertThat(System.nanoTime() - t0).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(190));
+    assertThat(cgroup.exists()).isTrue();
+  }
+
+  @Test
+  void failuresNameThePathAndErrno() throws IOException {
+    Cgroup cgroup = create();
+    assertThatThrownBy(() -> cgroup.enter(Integer.MAX_VALUE - 7))
+        .hasMessageContaining(cgroup.path().resolve("cgroup.procs").toString())
+        .hasMessageContaining("ESRCH");
+    assertThatThrownBy(() -> parent.createChild(cgroup.name())).hasMessageContaining("EEXIST");
+  }
+
+  @Test
+  void staleCleanupRemovesOnlyEmptyCgroupsOfDeadOwners() throws Exception {
+    Process gone = start("exit 0");
+    long start = ProcFs.identity(gone.pid()).orElseThrow().startTime();
+    go(gone);
+    gone.waitFor();
+    Await.until(BOUND, "pid free", () -> ProcFs.identity(gone.pid()), Optional::isEmpty);
+    String deadName = OwnedCgroups.PREFIX + gone.pid() + "-" + start + "-1-0000abcd";
+    Cgroup dead = parent.createChild(deadName);
+    created.add(dead);
+    Cgroup live = create(); // owned by this JVM
+    Cgroup foreign = parent.createChild("not-ours-" + ProcessHandle.current().pid());
+    created.add(foreign);
+    Cgroup deadButPopulated =
+        parent.createChild(OwnedCgroups.PREFIX + gone.pid() + "-" + start + "-2-0000abcd");
+    created.add(deadButPopulated);
+    Process p = start("exec sleep 300");
+    deadButPopulated.enter(p.pid());
+    go(p);
+
+    int removed = OwnedCgroups.removeStale(parent);
+
+    assertThat(dead.exists()).isFalse();
+    assertThat(removed).isGreaterThanOrEqualTo(1);
+    assertThat(live.exists()).isTrue();
+    assertThat(foreign.exists()).isTrue();
+    assertThat(deadButPopulated.exists()).isTrue();
+  }
+
+  @Test
+  void placementNamesWhyACandidateIsRefused() {
+    CgroupHierarchy hierarchy = CgroupHierarchy.locate().orElseThrow();
+    CgroupPlacement missing =
+        CgroupPlacement.choose(hierarchy, Optional.of("/no-such-cgroup-" + System.nanoTime()));
+    assertThat(missing.parent()).isEmpty();
+    assertThat(missing.reason()).contains("configured parent").contains("ENOENT");
+    CgroupPlacement chosen = CgroupPlacement.choose(hierarchy, Optional.empty());
+    assertThat(chosen.parent()).isPresent();
+    assertThat(chosen.reason()).contains("writable");
+  }
+}

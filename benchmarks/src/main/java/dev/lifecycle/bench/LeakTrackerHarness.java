@@ -4,6 +4,8 @@ import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
+import dev.lifecycle.testkit.Attribution;
+import dev.lifecycle.testkit.LeakOptions;
 import dev.lifecycle.testkit.LeakReport;
 import dev.lifecycle.testkit.LeakTracker;
 import java.io.BufferedReader;
@@ -33,7 +35,8 @@ import java.util.concurrent.TimeUnit;
  * <pre>java -cp benchmarks/target/benchmarks.jar dev.lifecycle.bench.LeakTrackerHarness \
  *     0,1000 2 5</pre>
  *
- * arguments: unrelated process counts, window seconds, rounds.
+ * arguments: unrelated process counts, window seconds, rounds, attribution tiers ({@code
+ * auto,evidence}).
  */
 public final class LeakTrackerHarness {
   private LeakTrackerHarness() {}
@@ -42,6 +45,7 @@ public final class LeakTrackerHarness {
     String[] counts = (args.length > 0 ? args[0] : "0,1000").split(",");
     int window = args.length > 1 ? Integer.parseInt(args[1]) : 2;
     int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 5;
+    String[] tiers = (args.length > 3 ? args[3] : "auto,evidence").split(",");
     ProcessPlatform posix = ProcessPlatform.get();
     String jar =
         new File(
@@ -56,6 +60,22 @@ public final class LeakTrackerHarness {
       int n = Integer.parseInt(count.trim());
       SupervisedProcess sleepers = n == 0 ? null : startSleepers(posix, n);
       try {
+        for (String tier : tiers) {
+          runChild(java, jar, window, rounds, tier, n);
+        }
+      } finally {
+        if (sleepers != null) {
+          posix.signalGroup(sleepers.processGroupId(), Signal.KILL);
+          sleepers.waitFor();
+        }
+      }
+    }
+  }
+
+  private static void runChild(String java, String jar, int window, int rounds, String tier, int n)
+      throws Exception {
+    {
+      {
         ProcessBuilder builder =
             new ProcessBuilder(
                 java,
@@ -63,7 +83,8 @@ public final class LeakTrackerHarness {
                 jar,
                 TrackedTest.class.getName(),
                 Integer.toString(window),
-                Integer.toString(rounds));
+                Integer.toString(rounds),
+                tier);
         builder.redirectError(Redirect.INHERIT);
         Process jvm = builder.start();
         try (BufferedReader out =
@@ -71,17 +92,12 @@ public final class LeakTrackerHarness {
                 new InputStreamReader(jvm.getInputStream(), StandardCharsets.UTF_8))) {
           String line;
           while ((line = out.readLine()) != null) {
-            System.out.println("[unrelated=" + n + "] " + line);
+            System.out.println("[unrelated=" + n + ", attribution " + tier + "] " + line);
           }
         }
         if (!jvm.waitFor(120, TimeUnit.SECONDS)) {
           jvm.destroyForcibly();
           throw new IllegalStateException("tracked-test JVM hung");
-        }
-      } finally {
-        if (sleepers != null) {
-          posix.signalGroup(sleepers.processGroupId(), Signal.KILL);
-          sleepers.waitFor();
         }
       }
     }
@@ -117,11 +133,15 @@ public final class LeakTrackerHarness {
     public static void main(String[] args) throws Exception {
       int window = Integer.parseInt(args[0]);
       int rounds = Integer.parseInt(args[1]);
+      LeakOptions options =
+          LeakOptions.builder()
+              .attribution(Attribution.valueOf(args[2].toUpperCase(Locale.ROOT)))
+              .build();
       var os =
           (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
       // Warm-up: class loading and JIT of the tracker are not what a long suite pays per test.
       for (int i = 0; i < 2; i++) {
-        tracked(window);
+        tracked(window, options);
       }
       List<Long> idle = new ArrayList<>();
       List<Long> tracked = new ArrayList<>();
@@ -130,7 +150,7 @@ public final class LeakTrackerHarness {
         long c0 = os.getProcessCpuTime();
         Thread.sleep(window * 1000L);
         long c1 = os.getProcessCpuTime();
-        long[] r = tracked(window);
+        long[] r = tracked(window, options);
         long c2 = os.getProcessCpuTime();
         idle.add(c1 - c0);
         tracked.add(c2 - c1);
@@ -140,8 +160,9 @@ public final class LeakTrackerHarness {
       long mt = median(tracked);
       System.out.printf(
           Locale.ROOT,
-          "window %d s, %d rounds, processes in table %d: idle JVM %.1f ms CPU, tracked %.1f ms"
+          "tier %s, window %d s, %d rounds, processes in table %d: idle JVM %.1f ms CPU, tracked %.1f ms"
               + " CPU, tracking costs %.1f ms = %.2f%% of a core; check (wall) %.1f ms; loadavg %s%n",
+          tracker0(options),
           window,
           rounds,
           new File("/proc").list((d, name) -> Character.isDigit(name.charAt(0))).length,
@@ -154,8 +175,8 @@ public final class LeakTrackerHarness {
     }
 
     /** One tracked "test"; returns the wall time of the leak check in ns. */
-    private static long[] tracked(int window) throws Exception {
-      LeakTracker tracker = LeakTracker.start("bench");
+    private static long[] tracked(int window, LeakOptions options) throws Exception {
+      LeakTracker tracker = LeakTracker.start(options, "bench");
       try {
         Thread.sleep(window * 1000L);
         long t0 = System.nanoTime();
@@ -167,6 +188,12 @@ public final class LeakTrackerHarness {
         return new long[] {t1 - t0};
       } finally {
         tracker.close();
+      }
+    }
+
+    private static String tracker0(LeakOptions options) {
+      try (LeakTracker t = LeakTracker.start(options, "tier")) {
+        return t.tier().toString();
       }
     }
 

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -137,5 +138,41 @@ class LifecycleAssertionsTest {
                 CpuSampler.sample(
                     TreeSelector.descendantsOfThisJvm(), Duration.ofMillis(50), platform))
         .hasMessageContaining("10 ms ticks");
+  }
+
+  @Test
+  void softAssertionsCollectEveryFailureInsteadOfStoppingAtTheFirst() throws Exception {
+    Process three = FixtureChild.of(FixtureScript.create().exit(3)).start();
+    Process zero = FixtureChild.of(FixtureScript.create().exit(0)).start();
+    LifecycleSoftAssertions softly = new LifecycleSoftAssertions();
+    softly.assertThat(three).exitsWithin(WAIT).withExitCode(0);
+    softly.assertThat(zero).exitsWithin(WAIT).withExitCode(1);
+    softly.assertThatPids(List.of(zero.pid(), three.pid())).areAllGone(WAIT);
+    softly.assertThat(zero.toHandle()).exitsWithin(WAIT).withExitCode(0);
+    Assertions.assertThat(softly.errorsCollected())
+        .hasSize(3)
+        .anySatisfy(e -> Assertions.assertThat(e).hasMessageContaining("exited with 3"))
+        .anySatisfy(e -> Assertions.assertThat(e).hasMessageContaining("exited with 0"))
+        .anySatisfy(e -> Assertions.assertThat(e).hasMessageContaining("exit code is unknown"));
+  }
+
+  @Test
+  void doesNotSpinInTotalJudgesTheWholeTreeWhereMembersPassOneByOne() throws Exception {
+    FixtureChild spinners =
+        FixtureChild.of(
+            FixtureScript.create().spawn(2, FixtureScript.create().spin()).ready().sleep(LONG));
+    SupervisedProcess p = spinners.spawn(platform);
+    try {
+      FixtureChild.awaitReady(p, WAIT);
+      // A single-threaded member can never use more than one core: per member this passes.
+      assertThatTree(p.pid()).doesNotSpin(Duration.ofSeconds(1), 1.5);
+      // Two busy members together: far above a tenth of a core even on a loaded machine.
+      assertThatThrownBy(
+              () -> assertThatTree(p.pid()).doesNotSpinInTotal(Duration.ofSeconds(1), 0.1))
+          .hasMessageContaining("in total")
+          .hasMessageContaining("fixture.sh spin");
+    } finally {
+      spinners.killAll(WAIT);
+    }
   }
 }

@@ -27,10 +27,11 @@ import java.util.concurrent.TimeUnit;
  * CPU cost of the test kit's leak tracking: a child JVM runs R rounds of a "test" that sleeps for
  * the window, once untracked and once under a {@link LeakTracker} (baseline, background sampling,
  * leak check with linger), and measures its own process CPU time ({@code
- * OperatingSystemMXBean.getProcessCpuTime}, nanoseconds) for each. The difference is what tracking
- * costs. With {@code unrelated > 0} this process first starts that many {@code sleep 600} processes
- * in a session of their own (siblings of the child JVM, never its descendants), so the tracker has
- * a realistic process table to look at; they are killed by group at the end.
+ * OperatingSystemMXBean.getProcessCpuTime}, 10 ms ticks here: means over the rounds) for each. The
+ * difference is what tracking costs. With {@code unrelated > 0} this process first starts that many
+ * {@code sleep 600} processes in a session of their own (siblings of the child JVM, never its
+ * descendants), so the tracker has a realistic process table to look at; they are killed by group
+ * at the end.
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar dev.lifecycle.bench.LeakTrackerHarness \
  *     0,1000 2 5</pre>
@@ -156,8 +157,10 @@ public final class LeakTrackerHarness {
         tracked.add(c2 - c1);
         check.add(r[0]);
       }
-      long mi = median(idle);
-      long mt = median(tracked);
+      // Means, not medians: the process CPU clock moves in 10 ms ticks here, and a mean over the
+      // rounds resolves below one tick.
+      long mi = mean(idle);
+      long mt = mean(tracked);
       System.out.printf(
           Locale.ROOT,
           "tier %s, window %d s, %d rounds, processes in table %d: idle JVM %.1f ms CPU, tracked %.1f ms"
@@ -195,6 +198,14 @@ public final class LeakTrackerHarness {
       try (LeakTracker t = LeakTracker.start(options, "tier")) {
         return t.tier().toString();
       }
+    }
+
+    private static long mean(List<Long> values) {
+      long sum = 0;
+      for (long v : values) {
+        sum += v;
+      }
+      return sum / values.size();
     }
 
     private static long median(List<Long> values) {

@@ -1,5 +1,6 @@
 package dev.lifecycle.testkit;
 
+import dev.lifecycle.process.Containment;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.cgroup.Cgroup;
 import dev.lifecycle.process.cgroup.CgroupHierarchy;
@@ -15,11 +16,12 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The cgroup v2 a leak check runs this JVM in: created where the library places its own cgroups
- * ({@link CgroupPlacement}: a configured parent, else the JVM's cgroup, else the root), named as
- * the library names them ({@link OwnedCgroups}, so a dead JVM's empty ones are swept), entered by
- * writing the JVM's pid to its {@code cgroup.procs} (every thread moves), left the same way back.
- * Every process forked while the JVM is inside starts inside, whatever it does later (a new
- * session, a double fork, a cleared environment); only a write to a {@code cgroup.procs} moves it.
+ * ({@link CgroupPlacement}: the parent configured for the library, {@link
+ * Containment#PARENT_PROPERTY}, else the JVM's cgroup, else the root), named as the library names
+ * them ({@link OwnedCgroups}, so a dead JVM's empty ones are swept), entered by writing the JVM's
+ * pid to its {@code cgroup.procs} (every thread moves), left the same way back. Every process
+ * forked while the JVM is inside starts inside, whatever it does later (a new session, a double
+ * fork, a cleared environment); only a write to a {@code cgroup.procs} moves it.
  *
  * <p>A JVM is in one cgroup at a time, so checks nest (class, then method; or any check started on
  * the thread that holds the cgroup) but never overlap: a check started on another thread while one
@@ -98,9 +100,7 @@ final class TestCgroup {
       if (top != null) {
         under = home;
       } else {
-        CgroupPlacement placement =
-            CgroupPlacement.choose(
-                hierarchy, Optional.ofNullable(System.getProperty("lifecycle.cgroup.parent")));
+        CgroupPlacement placement = CgroupPlacement.choose(hierarchy, configuredParent());
         under = placement.parent().orElseThrow(() -> new Unavailable(placement.reason()));
       }
       Cgroup created;
@@ -120,6 +120,15 @@ final class TestCgroup {
       ACTIVE.push(test);
       return test;
     }
+  }
+
+  /** The library's own setting: {@link Containment#PARENT_PROPERTY}, else its variable. */
+  private static Optional<String> configuredParent() {
+    String value = System.getProperty(Containment.PARENT_PROPERTY);
+    if (value == null || value.isBlank()) {
+      value = System.getenv(Containment.PARENT_ENV);
+    }
+    return value == null || value.isBlank() ? Optional.empty() : Optional.of(value.strip());
   }
 
   Cgroup cgroup() {

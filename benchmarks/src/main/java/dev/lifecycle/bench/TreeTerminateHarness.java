@@ -1,5 +1,6 @@
 package dev.lifecycle.bench;
 
+import dev.lifecycle.process.Containment;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.SupervisedProcess;
@@ -16,7 +17,9 @@ import java.util.Locale;
  * zombies), three ways, in rotation, {@code rounds} times each:
  *
  * <ul>
- *   <li>{@code lifecycle}: {@link ProcessTree#terminate(Duration)} (its own scans verify);
+ *   <li>{@code cgroup}: {@link ProcessTree#terminate(Duration)} in the CGROUP tier (members from
+ *       cgroup.procs, cgroup.kill, populated 0 by inotify);
+ *   <li>{@code session}: the same in the SESSION tier (its own /proc scans verify);
  *   <li>{@code jdk}: {@code ProcessHandle.descendants()} of the leader, {@code destroy()} of each,
  *       the grace, {@code destroyForcibly()} of each still alive;
  *   <li>{@code killpg}: the platform's {@code signalGroup} TERM, the grace, KILL.
@@ -40,8 +43,9 @@ public final class TreeTerminateHarness {
     int size = Integer.parseInt(scenario.replaceAll("\\D", ""));
     Duration grace = Duration.ofMillis(term ? graceMs : 0);
     ProcessPlatform posix = ProcessPlatform.get();
-    String[] ways = {"lifecycle", "jdk", "killpg"};
-    List<List<Double>> times = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+    String[] ways = {"cgroup", "session", "jdk", "killpg"};
+    List<List<Double>> times =
+        List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
     for (int round = 0; round < rounds; round++) {
       for (int w = 0; w < ways.length; w++) {
         double ms = run(posix, ways[w], size, term, grace);
@@ -49,7 +53,7 @@ public final class TreeTerminateHarness {
         System.out.printf(Locale.ROOT, "  round %d %-9s %.1f ms%n", round, ways[w], ms);
       }
     }
-    double[] raw = toArray(times.get(2));
+    double[] raw = toArray(times.get(3));
     System.out.printf(
         Locale.ROOT,
         "[%s grace=%d ms] ways to verified empty (ratio of medians to killpg)%n",
@@ -73,8 +77,11 @@ public final class TreeTerminateHarness {
     ProcessBuilder builder = Trees.builder(size, term);
     ProcessTree tree = null;
     SupervisedProcess leader;
-    if (way.equals("lifecycle")) {
-      tree = ProcessTree.spawn(builder, TreeOptions.defaults().withGrace(grace));
+    if (way.equals("cgroup") || way.equals("session")) {
+      Containment.Mode mode =
+          way.equals("cgroup") ? Containment.Mode.REQUIRE_CGROUP : Containment.Mode.SESSION;
+      tree =
+          ProcessTree.spawn(builder, TreeOptions.defaults().withGrace(grace).withContainment(mode));
       leader = tree.leader();
     } else {
       leader = posix.spawn(builder);
@@ -85,7 +92,7 @@ public final class TreeTerminateHarness {
       Thread.sleep(200); // let the shells settle in wait
       long t0 = System.nanoTime();
       switch (way) {
-        case "lifecycle" -> {
+        case "cgroup", "session" -> {
           TerminationReport report = tree.terminate(grace);
           if (!report.isComplete()) {
             System.out.println("  incomplete: " + report);

@@ -26,4 +26,13 @@ public record Capabilities(
     Objects.requireNonNull(platform, "platform");
     details = Map.copyOf(details);
   }
+
+  /**
+   * The containment tier trees get here, with its reason (the cgroup parent, or exactly why there
+   * is none). Decided once per JVM on first use ({@link Containment#current()}); the same for every
+   * platform, since both can move a child into a cgroup.
+   */
+  public Containment containment() {
+    return Containment.current();
+  }
 }

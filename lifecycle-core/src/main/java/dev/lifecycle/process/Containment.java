@@ -74,6 +74,22 @@ public final class Containment {
     static final Containment INSTANCE = fromConfig();
   }
 
+  private static final java.util.Map<Mode, Containment> BY_MODE =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /**
+   * The decision for {@code mode} with the JVM's configured parent: {@link #current()} when that
+   * has this mode, else decided once per mode and kept.
+   */
+  public static Containment of(Mode mode) {
+    Containment current = current();
+    if (current.mode == mode) {
+      return current;
+    }
+    return BY_MODE.computeIfAbsent(
+        mode, m -> decide(m, Optional.ofNullable(setting(PARENT_PROPERTY, PARENT_ENV))));
+  }
+
   private static Containment fromConfig() {
     Mode mode = Mode.AUTO;
     String text = setting(MODE_PROPERTY, MODE_ENV);

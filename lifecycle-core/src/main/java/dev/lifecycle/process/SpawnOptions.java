@@ -1,6 +1,8 @@
 package dev.lifecycle.process;
 
+import dev.lifecycle.process.cgroup.Cgroup;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.regex.Pattern;
 
@@ -15,8 +17,15 @@ import java.util.regex.Pattern;
  *     handles use it to signal the group safely after the leader exited.
  * @param treeCookie a value exported as {@link #COOKIE_VARIABLE} to the child; descendants inherit
  *     it, so escapees that left the group (setsid, double fork) can still be found
+ * @param cgroup a cgroup v2 the child is moved into as the first thing after the spawn call returns
+ *     (the CGROUP containment tier): before the parent does anything else, while the child is still
+ *     in its own session and group. Platforms without an earlier way (none here: glibc 2.36 has no
+ *     {@code posix_spawnattr_setcgroup_np}, and {@code clone3(CLONE_INTO_CGROUP)} cannot be called
+ *     safely from a JVM) leave a window of microseconds between the child's exec and the move;
+ *     {@code ProcessTree} closes it. A failed move ends the child and fails the spawn.
  */
-public record SpawnOptions(boolean newSession, boolean keepLeaderUnreaped, String treeCookie) {
+public record SpawnOptions(
+    boolean newSession, boolean keepLeaderUnreaped, String treeCookie, Optional<Cgroup> cgroup) {
 
   /** The environment variable that carries the tree cookie to every descendant. */
   public static final String COOKIE_VARIABLE = "LIFECYCLE_TREE_COOKIE";
@@ -25,13 +34,19 @@ public record SpawnOptions(boolean newSession, boolean keepLeaderUnreaped, Strin
 
   public SpawnOptions {
     Objects.requireNonNull(treeCookie, "treeCookie");
+    Objects.requireNonNull(cgroup, "cgroup");
     if (!COOKIE.matcher(treeCookie).matches()) {
       throw new IllegalArgumentException(
           "treeCookie must be 8-64 characters of [A-Za-z0-9._-]: '" + treeCookie + "'");
     }
   }
 
-  /** New session, leader reaped on exit, a fresh random cookie. */
+  /** Options without a cgroup. */
+  public SpawnOptions(boolean newSession, boolean keepLeaderUnreaped, String treeCookie) {
+    this(newSession, keepLeaderUnreaped, treeCookie, Optional.empty());
+  }
+
+  /** New session, leader reaped on exit, a fresh random cookie, no cgroup. */
   public static SpawnOptions defaults() {
     return new SpawnOptions(true, false, newCookie());
   }
@@ -42,14 +57,20 @@ public record SpawnOptions(boolean newSession, boolean keepLeaderUnreaped, Strin
   }
 
   public SpawnOptions withNewSession(boolean value) {
-    return new SpawnOptions(value, keepLeaderUnreaped, treeCookie);
+    return new SpawnOptions(value, keepLeaderUnreaped, treeCookie, cgroup);
   }
 
   public SpawnOptions withKeepLeaderUnreaped(boolean value) {
-    return new SpawnOptions(newSession, value, treeCookie);
+    return new SpawnOptions(newSession, value, treeCookie, cgroup);
   }
 
   public SpawnOptions withTreeCookie(String value) {
-    return new SpawnOptions(newSession, keepLeaderUnreaped, value);
+    return new SpawnOptions(newSession, keepLeaderUnreaped, value, cgroup);
+  }
+
+  /** Moves the child into {@code value} right after the spawn call. */
+  public SpawnOptions withCgroup(Cgroup value) {
+    return new SpawnOptions(
+        newSession, keepLeaderUnreaped, treeCookie, Optional.of(Objects.requireNonNull(value)));
   }
 }

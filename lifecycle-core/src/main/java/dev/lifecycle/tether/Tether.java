@@ -6,9 +6,11 @@ import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
+import dev.lifecycle.process.cgroup.Cgroup;
 import dev.lifecycle.process.procfs.ProcFs;
 import dev.lifecycle.time.Limit;
 import dev.lifecycle.tree.ProcessTree;
+import dev.lifecycle.tree.TreeOptions;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,11 +18,9 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.lang.ProcessBuilder.Redirect;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -74,6 +74,7 @@ public final class Tether implements AutoCloseable {
   private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(5);
   private static final Pattern COOKIE = Pattern.compile("[A-Za-z0-9._-]{8,64}");
+  private static final Pattern CGROUP_PATH = Pattern.compile("/[A-Za-z0-9._/-]{1,3000}");
   private static final Object SHARED_LOCK = new Object();
   private static Tether shared;
 
@@ -124,9 +125,60 @@ public final class Tether implements AutoCloseable {
    */
   public Binding bind(ProcessTree tree) {
     ProcessIdentity leader = tree.leaderIdentity();
-    Binding binding = bind(tree.processGroupId(), leader, tree.cookie());
+    Binding binding = bind(tree.processGroupId(), leader, tree.cookie(), tree.cgroup());
     tree.onExit().thenRun(binding::close);
     return binding;
+  }
+
+  /**
+   * A tree spawned already bound: the sidecar is running before the spawn, and the tree is
+   * registered (by cookie, and in the CGROUP tier by its cgroup, which the sidecar then ends with
+   * {@code cgroup.kill}) before the leader starts. A JVM killed at any moment of the spawn
+   * therefore cannot leave the tree unowned. The binding closes by itself once the tree is gone.
+   *
+   * @param tree the running tree
+   * @param binding its binding (close it to let the tree outlive this JVM)
+   */
+  public record BoundTree(ProcessTree tree, Binding binding) {}
+
+  /**
+   * Spawns {@code builder}'s command as a tree bound to this tether before it starts (see {@link
+   * BoundTree}), on {@link ProcessPlatform#get()}.
+   *
+   * @throws IOException when the program cannot be started or the sidecar is gone (nothing is left
+   *     running then)
+   */
+  public BoundTree spawn(ProcessBuilder builder, TreeOptions options) throws IOException {
+    return spawn(ProcessPlatform.get(), builder, options);
+  }
+
+  /** {@link #spawn(ProcessBuilder, TreeOptions)} on {@code platform}. */
+  public BoundTree spawn(ProcessPlatform platform, ProcessBuilder builder, TreeOptions options)
+      throws IOException {
+    if (!isActive()) {
+      throw new IOException("tether sidecar " + sidecar.pid() + " is not running");
+    }
+    String[] cookie = new String[1];
+    ProcessTree tree =
+        ProcessTree.spawn(
+            platform,
+            builder,
+            options,
+            placement -> {
+              cookie[0] = placement.cookie();
+              // Registered before the leader exists: by cookie and cgroup alone.
+              send(addLine("-", "-", "-", placement.cookie(), placement.cgroup()));
+            });
+    Binding binding;
+    try {
+      // Now with the leader and group too, so the group can be proven and signalled.
+      binding = bind(tree.processGroupId(), tree.leaderIdentity(), cookie[0], tree.cgroup());
+    } catch (RuntimeException e) {
+      tree.terminate(Duration.ZERO);
+      throw new IOException("tether sidecar gone while binding " + tree + "; ended it", e);
+    }
+    tree.onExit().thenRun(binding::close);
+    return new BoundTree(tree, binding);
   }
 
   /**
@@ -134,6 +186,10 @@ public final class Tether implements AutoCloseable {
    * its leader and its cookie (the {@link SpawnOptions#COOKIE_VARIABLE} its processes carry).
    */
   public Binding bind(long pgid, ProcessIdentity leader, String cookie) {
+    return bind(pgid, leader, cookie, Optional.empty());
+  }
+
+  private Binding bind(long pgid, ProcessIdentity leader, String cookie, Optional<Cgroup> cgroup) {
     Objects.requireNonNull(leader, "leader");
     if (!COOKIE.matcher(Objects.requireNonNull(cookie, "cookie")).matches()) {
       throw new IllegalArgumentException("cookie must be 8-64 of [A-Za-z0-9._-]: " + cookie);
@@ -148,15 +204,28 @@ public final class Tether implements AutoCloseable {
                 .orElse("-")
             : "-";
     send(
-        "add "
-            + (pgid > 1 ? Long.toString(pgid) : "-")
-            + " "
-            + leader.pid()
-            + " "
-            + start
-            + " "
-            + cookie);
+        addLine(
+            pgid > 1 ? Long.toString(pgid) : "-",
+            Long.toString(leader.pid()),
+            start,
+            cookie,
+            cgroup));
     return new Binding(cookie);
+  }
+
+  /** An {@code add} line; the cgroup only when its path is one the script accepts. */
+  private static String addLine(
+      String pgid, String leader, String start, String cookie, Optional<Cgroup> cgroup) {
+    String line = "add " + pgid + " " + leader + " " + start + " " + cookie;
+    if (cgroup.isPresent()) {
+      String path = cgroup.get().path().toString();
+      if (CGROUP_PATH.matcher(path).matches()) {
+        line += " " + path;
+      } else {
+        LOG.warn("cgroup path {} cannot be passed to the tether; bound by cookie only", path);
+      }
+    }
+    return line;
   }
 
   /** The sidecar process. */
@@ -287,21 +356,13 @@ public final class Tether implements AutoCloseable {
           Limit.fromConfig(GRACE_PROPERTY, GRACE_ENV, Limit.of(grace))
               .asOptional()
               .orElse(Duration.ZERO);
-      Path dir =
-          Files.createTempDirectory(
-              "lifecycle-tether-",
-              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-      Path script = dir.resolve(SCRIPT);
-      try (InputStream in = Tether.class.getResourceAsStream(SCRIPT)) {
-        if (in == null) {
-          throw new IOException("resource " + SCRIPT + " missing");
-        }
-        Files.copy(in, script);
-      }
+      String script = scriptText();
       ProcessBuilder builder =
           new ProcessBuilder(
                   "/bin/sh",
-                  script.toString(),
+                  "-c",
+                  script,
+                  "lifecycle-tether",
                   Long.toString(effective.toMillis()),
                   Long.toString(ProcessHandle.current().pid()))
               .redirectInput(Redirect.PIPE)
@@ -314,17 +375,11 @@ public final class Tether implements AutoCloseable {
         options = options.withTreeCookie(inherited);
       }
       SupervisedProcess sidecar;
-      try {
-        sidecar = p.spawn(builder, options);
-      } catch (IOException e) {
-        deleteQuietly(script, dir);
-        throw e;
-      }
+      sidecar = p.spawn(builder, options);
       try {
         awaitReady(sidecar);
       } catch (IOException e) {
         sidecar.destroyForcibly();
-        deleteQuietly(script, dir);
         throw e;
       }
       return new Tether(sidecar, effective);
@@ -361,12 +416,22 @@ public final class Tether implements AutoCloseable {
       }
     }
 
-    private static void deleteQuietly(Path script, Path dir) {
-      try {
-        Files.deleteIfExists(script);
-        Files.deleteIfExists(dir);
-      } catch (IOException e) {
-        LOG.debug("cannot delete {}", dir, e);
+    /**
+     * The script, passed as {@code sh -c} text: no file is ever written, so a JVM killed while the
+     * tether starts leaves nothing on disk. Comment lines are dropped (shorter command line).
+     */
+    private static String scriptText() throws IOException {
+      try (InputStream in = Tether.class.getResourceAsStream(SCRIPT)) {
+        if (in == null) {
+          throw new IOException("resource " + SCRIPT + " missing");
+        }
+        StringBuilder out = new StringBuilder();
+        for (String line : new String(in.readAllBytes(), UTF_8).split("\n", -1)) {
+          if (!line.stripLeading().startsWith("#")) {
+            out.append(line).append('\n');
+          }
+        }
+        return out.toString();
       }
     }
   }

@@ -11,5 +11,10 @@ public enum Discovery {
   /** A descendant by parent pid of the leader or of a process seen in the tree before. */
   PARENTAGE,
   /** It carries the tree's cookie in its environment (survives setsid and double fork). */
-  COOKIE
+  COOKIE,
+  /**
+   * It is in the tree's cgroup (CGROUP tier): inherited at fork, whatever the process did to its
+   * session, group, parent or environment.
+   */
+  CGROUP
 }

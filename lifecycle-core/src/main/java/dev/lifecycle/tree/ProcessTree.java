@@ -1,13 +1,24 @@
 package dev.lifecycle.tree;
 
+import dev.lifecycle.process.Containment;
+import dev.lifecycle.process.ContainmentTier;
 import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
+import dev.lifecycle.process.cgroup.Cgroup;
+import dev.lifecycle.process.cgroup.CgroupEntryException;
+import dev.lifecycle.process.cgroup.OwnedCgroups;
+import dev.lifecycle.process.procfs.ProcFs;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -31,6 +42,14 @@ import org.slf4j.LoggerFactory;
  * a process forked between a scan and its signal is only caught by the next scan, and a leader the
  * JDK has reaped no longer pins the group and session ids (membership is then by parentage, cookie
  * and processes seen before).
+ *
+ * <p>Containment ({@link #tier()}): in the {@link ContainmentTier#CGROUP} tier the tree also has a
+ * cgroup v2 of its own ({@link #cgroup()}), which the leader enters right after its exec (before
+ * the spawn returns; pids allocated meanwhile are checked so a fork in that window is moved too).
+ * Membership is then the kernel's, termination ends in {@code cgroup.kill}, {@link #onExit()} fires
+ * on {@code populated 0}, and the cgroup is removed once empty. Otherwise ({@link
+ * ContainmentTier#SESSION}) membership is session, group, parentage and cookie, and reports say
+ * what that cannot prove. {@link #tierReason()} says why. Thread-safe.
  */
 public final class ProcessTree implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProcessTree.class);
@@ -46,11 +65,30 @@ public final class ProcessTree implements AutoCloseable {
   private final AtomicBoolean watching = new AtomicBoolean();
   private final AtomicReference<CompletableFuture<TerminationReport>> termination =
       new AtomicReference<>();
+  private final Optional<Cgroup> cgroup;
+  private final String tierReason;
+  private final String leaderText;
+  private final List<ProcessIdentity> entryUnattributed;
 
-  private ProcessTree(ProcessPlatform platform, SupervisedProcess leader, TreeOptions options) {
+  private static final Set<java.nio.file.Path> CLEANED =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private static final int COMMAND_TEXT_MAX = 160;
+
+  private ProcessTree(
+      ProcessPlatform platform,
+      SupervisedProcess leader,
+      TreeOptions options,
+      Optional<Cgroup> cgroup,
+      String tierReason,
+      String leaderText,
+      List<ProcessIdentity> entryUnattributed) {
     this.platform = platform;
     this.leader = leader;
     this.options = options;
+    this.cgroup = cgroup;
+    this.tierReason = tierReason;
+    this.leaderText = leaderText;
+    this.entryUnattributed = List.copyOf(entryUnattributed);
     boolean ownGroup = leader.processGroupId() > 0;
     this.groupSignals = ownGroup && platform.capabilities().groupSignals();
     Scope scope =
@@ -62,6 +100,23 @@ public final class ProcessTree implements AutoCloseable {
             leader.isSessionLeader() ? leader.pid() : -1,
             leader.treeCookie());
     this.scanner = new TreeScanner(platform, scope);
+    // The cgroup goes as soon as it is empty, terminate() or not: nothing of ours stays behind.
+    cgroup.ifPresent(
+        c ->
+            c.onEmpty()
+                .thenRun(
+                    () -> {
+                      exit.complete(this);
+                      removeQuietly(c);
+                    }));
+  }
+
+  private static void removeQuietly(Cgroup c) {
+    try {
+      c.remove();
+    } catch (IOException e) {
+      LOG.debug("cannot remove {}", c, e);
+    }
   }
 
   /** Spawns {@code builder}'s command as a tree on {@link ProcessPlatform#get()}. */
@@ -76,17 +131,184 @@ public final class ProcessTree implements AutoCloseable {
 
   /**
    * Spawns {@code builder}'s command as a tree: a new session, the leader held unreaped after its
-   * exit, a fresh cookie.
+   * exit, a fresh cookie, and in the CGROUP tier a cgroup of its own.
    *
-   * @throws IOException when the program cannot be started
+   * @throws IOException when the program cannot be started, or when the options require the CGROUP
+   *     tier and it is not available (the message names the reason)
    */
   public static ProcessTree spawn(
       ProcessPlatform platform, ProcessBuilder builder, TreeOptions options) throws IOException {
+    return SpawnedTrees.announce(
+        spawn(platform, builder, options, SpawnOptions.newCookie(), placement -> {}));
+  }
+
+  /**
+   * {@link #spawn(ProcessPlatform, ProcessBuilder, TreeOptions)}, calling {@code beforeStart} with
+   * the tree's cookie and cgroup after they exist and before the leader is started (and again if
+   * the tree falls back to the SESSION tier). If the hook throws, nothing is started, the cgroup is
+   * removed and the failure is rethrown (as an {@link IOException}).
+   */
+  public static ProcessTree spawn(
+      ProcessPlatform platform,
+      ProcessBuilder builder,
+      TreeOptions options,
+      java.util.function.Consumer<TreePlacement> beforeStart)
+      throws IOException {
+    Objects.requireNonNull(beforeStart, "beforeStart");
+    return SpawnedTrees.announce(
+        spawn(platform, builder, options, SpawnOptions.newCookie(), beforeStart));
+  }
+
+  private static void announce(
+      java.util.function.Consumer<TreePlacement> hook, TreePlacement placement) throws IOException {
+    try {
+      hook.accept(placement);
+    } catch (RuntimeException e) {
+      throw new IOException("not started: the spawn hook failed: " + e.getMessage(), e);
+    }
+  }
+
+  private static ProcessTree spawn(
+      ProcessPlatform platform,
+      ProcessBuilder builder,
+      TreeOptions options,
+      String cookie,
+      java.util.function.Consumer<TreePlacement> beforeStart)
+      throws IOException {
     Objects.requireNonNull(platform, "platform");
     Objects.requireNonNull(options, "options");
-    SpawnOptions spawn = SpawnOptions.defaults().withNewSession(true).withKeepLeaderUnreaped(true);
-    return SpawnedTrees.announce(
-        new ProcessTree(platform, platform.spawn(builder, spawn), options));
+    Objects.requireNonNull(builder, "builder");
+    SpawnOptions spawn =
+        SpawnOptions.defaults()
+            .withNewSession(true)
+            .withKeepLeaderUnreaped(true)
+            .withTreeCookie(cookie);
+    Containment containment =
+        options.containment().map(Containment::of).orElseGet(Containment::current);
+    String text = commandText(builder.command());
+    if (!containment.isRequirementMet()) {
+      throw new IOException(
+          "CGROUP containment is required but not available: "
+              + containment.reason()
+              + "; command: "
+              + builder.command());
+    }
+    if (containment.tier() != ContainmentTier.CGROUP) {
+      announce(beforeStart, new TreePlacement(cookie, Optional.empty()));
+      return new ProcessTree(
+          platform,
+          platform.spawn(builder, spawn),
+          options,
+          Optional.empty(),
+          containment.reason(),
+          text,
+          List.of());
+    }
+    Cgroup parent = containment.parent().orElseThrow();
+    if (CLEANED.add(parent.path())) {
+      OwnedCgroups.removeStale(parent); // left by a JVM of ours that was SIGKILLed
+    }
+    Cgroup own;
+    try {
+      own = parent.createChild(OwnedCgroups.newName(platform.self()));
+    } catch (IOException e) {
+      return fallBack(platform, builder, options, spawn, containment, text, e, beforeStart);
+    }
+    try {
+      announce(beforeStart, new TreePlacement(cookie, Optional.of(own)));
+    } catch (IOException e) {
+      removeQuietly(own);
+      throw e;
+    }
+    SupervisedProcess child;
+    try {
+      child = platform.spawn(builder, spawn.withCgroup(own));
+    } catch (CgroupEntryException e) {
+      removeQuietly(own);
+      return fallBack(platform, builder, options, spawn, containment, text, e, beforeStart);
+    } catch (IOException | RuntimeException e) {
+      removeQuietly(own);
+      throw e;
+    }
+    List<ProcessIdentity> unattributed = enterCheck(own, child);
+    return new ProcessTree(
+        platform,
+        child,
+        options,
+        Optional.of(own),
+        "cgroup " + own + " under " + containment.reason(),
+        text,
+        unattributed);
+  }
+
+  /** AUTO mode: a cgroup that cannot be used for this spawn leaves the tree in SESSION tier. */
+  private static ProcessTree fallBack(
+      ProcessPlatform platform,
+      ProcessBuilder builder,
+      TreeOptions options,
+      SpawnOptions spawn,
+      Containment containment,
+      String text,
+      IOException why,
+      java.util.function.Consumer<TreePlacement> beforeStart)
+      throws IOException {
+    if (containment.mode() == Containment.Mode.REQUIRE_CGROUP) {
+      throw why;
+    }
+    announce(beforeStart, new TreePlacement(spawn.treeCookie(), Optional.empty()));
+    LOG.warn(
+        "tree of {} falls back to SESSION containment: {}", builder.command(), why.getMessage());
+    return new ProcessTree(
+        platform,
+        platform.spawn(builder, spawn),
+        options,
+        Optional.empty(),
+        why.getMessage(),
+        text,
+        List.of());
+  }
+
+  /**
+   * Makes sure the leader is in its cgroup (a platform that ignored the option) and moves what it
+   * forked before the move; returns what could not be attributed.
+   */
+  private static List<ProcessIdentity> enterCheck(Cgroup own, SupervisedProcess child) {
+    try {
+      own.enter(child.pid()); // a no-op when the platform already moved it
+    } catch (IOException e) {
+      LOG.debug("leader {} not moved again (exited?): {}", child.pid(), e.getMessage());
+    }
+    if (!EntryWindow.isAvailable()) {
+      return List.of();
+    }
+    // The leader may be gone already (and reaped, on the JDK platform): its recorded identity and
+    // ids still say what its window forks look like.
+    long group = child.processGroupId();
+    ProcessInfo row =
+        new ProcessInfo(
+            child.pid(),
+            -1,
+            group,
+            child.isSessionLeader() ? child.pid() : -1,
+            child.identity().startTime(),
+            dev.lifecycle.process.ProcessState.RUNNING,
+            Duration.ZERO,
+            "");
+    EntryWindow.Result result = EntryWindow.close(own, row, child.treeCookie());
+    if (result.moved() > 0 || !result.unattributed().isEmpty() || !result.problem().isEmpty()) {
+      LOG.debug(
+          "tree {}: entry window moved {}, unattributed {}, {}",
+          child.pid(),
+          result.moved(),
+          result.unattributed(),
+          result.problem());
+    }
+    return result.unattributed();
+  }
+
+  private static String commandText(List<String> command) {
+    String text = String.join(" ", command);
+    return text.length() <= COMMAND_TEXT_MAX ? text : text.substring(0, COMMAND_TEXT_MAX) + "...";
   }
 
   /** The leader: streams, exit value, {@code onExit} of the leader alone. */
@@ -113,14 +335,66 @@ public final class ProcessTree implements AutoCloseable {
     return leader.treeCookie();
   }
 
+  /** The containment tier of this tree. */
+  public ContainmentTier tier() {
+    return cgroup.isPresent() ? ContainmentTier.CGROUP : ContainmentTier.SESSION;
+  }
+
+  /** Where the tree's cgroup is, or why it has none (path and errno, or configuration). */
+  public String tierReason() {
+    return tierReason;
+  }
+
+  /** The tree's own cgroup (CGROUP tier). */
+  public Optional<Cgroup> cgroup() {
+    return cgroup;
+  }
+
   /** Whether this tree is ended with group signals (else process by process). */
   public boolean usesGroupSignals() {
     return groupSignals;
   }
 
-  /** The live processes of the tree now (one process-table pass plus a cookie search). */
+  /**
+   * The live processes of the tree now: in CGROUP tier the cgroup's members (O(members)), else one
+   * process-table pass plus a cookie search.
+   */
   public TreeView view() {
+    if (cgroup.isPresent()) {
+      return cgroupView(cgroup.get());
+    }
     return scanner.scan(true);
+  }
+
+  private TreeView cgroupView(Cgroup c) {
+    Set<Long> pids;
+    try {
+      pids = c.members();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    String boot = ProcFs.bootId();
+    List<TreeMember> members = new ArrayList<>();
+    List<TreeMember> escapees = new ArrayList<>();
+    long group = leader.processGroupId();
+    for (long pid : pids) {
+      ProcFs.stat(pid)
+          .filter(row -> !row.hasExited())
+          .ifPresent(
+              row -> {
+                EnumSet<Discovery> how = EnumSet.of(Discovery.CGROUP);
+                if (pid == leader.pid()) {
+                  how.add(Discovery.LEADER);
+                }
+                if (group > 0 && row.pgid() == group) {
+                  how.add(Discovery.GROUP);
+                }
+                TreeMember m =
+                    new TreeMember(row.identity(boot), row.pgid(), row.sid(), row.command(), how);
+                (group > 0 && row.pgid() == group ? members : escapees).add(m);
+              });
+    }
+    return new TreeView(members, escapees);
   }
 
   /** The live members of the tree's own group now. */
@@ -139,7 +413,7 @@ public final class ProcessTree implements AutoCloseable {
    * to 1 s) only while descendants outlive the leader.
    */
   public CompletableFuture<ProcessTree> onExit() {
-    if (watching.compareAndSet(false, true)) {
+    if (cgroup.isEmpty() && watching.compareAndSet(false, true)) {
       leader.onExit().whenComplete((p, t) -> poll(new Backoff(FIRST_EXIT_POLL, MAX_EXIT_POLL)));
     }
     return exit.copy();
@@ -194,16 +468,21 @@ public final class ProcessTree implements AutoCloseable {
   private void run(CompletableFuture<TerminationReport> result, Duration grace) {
     try {
       TerminationReport report =
-          new Termination(
-                  platform,
-                  scanner,
-                  groupSignals,
-                  grace,
-                  options,
-                  null,
-                  Duration.ZERO,
-                  leader::reap)
-              .run();
+          cgroup.isPresent()
+              ? new CgroupTermination(
+                      platform,
+                      cgroup.get(),
+                      leader.identity(),
+                      leader.processGroupId(),
+                      groupSignals,
+                      grace,
+                      options,
+                      leader::reap,
+                      tierReason,
+                      leader.pid() + " (" + leaderText + ")",
+                      entryUnattributed)
+                  .run()
+              : sessionTermination(grace);
       LOG.debug("tree {}: {}", leader.pid(), report);
       result.complete(report);
       if (report.isComplete()) {
@@ -213,6 +492,18 @@ public final class ProcessTree implements AutoCloseable {
       result.completeExceptionally(t);
       throw t;
     }
+  }
+
+  private TerminationReport sessionTermination(Duration grace) {
+    Termination termination =
+        new Termination(
+            platform, scanner, groupSignals, grace, options, null, Duration.ZERO, leader::reap);
+    TerminationReport report = termination.run();
+    return report.withContainment(
+        ContainmentTier.SESSION,
+        tierReason,
+        termination.unprovable(),
+        leader.pid() + " (" + leaderText + ")");
   }
 
   /** Terminates with the default grace; returns once the tree is gone (or reported surviving). */
@@ -229,6 +520,8 @@ public final class ProcessTree implements AutoCloseable {
         + processGroupId()
         + ", cookie="
         + cookie()
+        + ", tier="
+        + tier()
         + "]";
   }
 }

@@ -74,9 +74,6 @@ final class Termination {
   private static final Duration MAX_POLL = Duration.ofMillis(100);
   private static final int MAX_SWEEP_ROUNDS = 4;
 
-  /** execve lays out a new environment within microseconds; 20 x 5 ms covers a loaded machine. */
-  private static final int SETTLE_ROUNDS = 20;
-
   private static final long SETTLE_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
   private static final Duration PROBE_POLL = Duration.ofMillis(2);
 
@@ -135,6 +132,11 @@ final class Termination {
     this.reapLeader = reapLeader;
   }
 
+  /** What the last cookie search could not rule out (SESSION tier); see {@link TreeScanner}. */
+  List<String> unprovable() {
+    return scanner.lastSuspects();
+  }
+
   TerminationReport run() {
     long started = System.nanoTime();
     Map<State, Long> millis = new EnumMap<>(State.class);
@@ -177,9 +179,13 @@ final class Termination {
       case SCAN -> {
         // A pinned group is signalled before the scan, and the grace runs from there: the full
         // scan (a /proc snapshot) then overlaps the grace instead of preceding it.
-        if (earlyGroupTerm()) {
+        // The table is read first, so every member the group signal reaches is in the report,
+        // including those that exit at once.
+        if (scope.anchorIsMember() && groupSignals) {
           observe(false);
-          yield State.TERM;
+          if (earlyGroupTerm()) {
+            yield State.TERM;
+          }
         }
         // The cookie search reads every environment: skip it when the table alone shows a live
         // tree (the grace's first poll runs it), do it before declaring the tree gone.
@@ -273,13 +279,18 @@ final class Termination {
    */
   private State sweep() {
     List<TreeMember> alive = observe(true).all();
-    // A descendant caught inside execve carries no readable cookie yet: settle (bounded) before
-    // calling the tree empty, or a setsid daemon born in the last moment would escape.
-    for (int round = 0;
-        alive.isEmpty() && scanner.lastScanUnsettled() && round < SETTLE_ROUNDS;
-        round++) {
+    // A process caught inside execve (its memory map has no environment yet, which /proc/pid/stat
+    // shows exactly) carries no readable cookie yet: ask again until it has one, however long a
+    // loaded machine takes to finish the exec, bounded by the verification bound.
+    long settleDeadline = System.nanoTime() + options.verifyTimeout().toNanos();
+    while (alive.isEmpty()
+        && scanner.lastScanUnsettled()
+        && System.nanoTime() - settleDeadline < 0) {
       sleep(SETTLE_PAUSE_NANOS);
       alive = observe(true).all();
+    }
+    if (alive.isEmpty() && scanner.lastScanUnsettled()) {
+      problems.add("a process stayed inside execve for " + options.verifyTimeout());
     }
     if (alive.isEmpty()) {
       return State.REAP;

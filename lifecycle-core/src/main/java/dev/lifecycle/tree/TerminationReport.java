@@ -1,27 +1,43 @@
 package dev.lifecycle.tree;
 
+import dev.lifecycle.process.ContainmentTier;
 import dev.lifecycle.process.ProcessIdentity;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * What one termination did. Every caller of a tree's {@code terminate} gets the same instance.
+ * What one termination did and what it proved. Every caller of a tree's {@code terminate} gets the
+ * same instance. Immutable.
+ *
+ * <p>{@link #isComplete()} means proven: no survivor, and nothing the tier could not see. In the
+ * {@link ContainmentTier#CGROUP} tier the proof is the kernel's ({@code cgroup.events populated
+ * 0}). In the {@link ContainmentTier#SESSION} tier it rests on session, group, parentage and
+ * cookie, so {@link #unprovable()} lists what that cannot rule out (processes started after the
+ * tree whose environment is empty or was rewritten, e.g. a redis or nginx daemon, or {@code env
+ * -i}); when it is not empty the report is not complete.
  *
  * @param endedBy the stage that ended the tree
  * @param processGroupId the group that was signalled as a whole, or {@code -1} when every process
  *     was signalled on its own (no group signals on this platform, or the group was not ours)
- * @param terminated pids sent SIGTERM (group members as seen when the group was signalled, and each
- *     process signalled by identity)
- * @param killed pids sent SIGKILL, counted the same way
+ * @param terminated pids sent SIGTERM: every process known to be in the group when the group was
+ *     signalled, and each process signalled by identity
+ * @param killed pids sent SIGKILL, counted the same way (in CGROUP tier: the members listed right
+ *     before {@code cgroup.kill})
  * @param escapees processes found outside the tree's group, and how each was found
  * @param skipped processes that were never signalled because their pid now names another process
  * @param survivors processes still alive after SIGKILL and the bounded verification (for example in
  *     uninterruptible sleep); empty when the tree is proven gone
  * @param problems unexpected failures met on the way; the escalation went on regardless
  * @param elapsed wall time from the first check to the end of the sweep
+ * @param tier the containment tier the tree had
+ * @param tierReason where the tree's cgroup was, or why the tree had no cgroup (path and errno)
+ * @param unprovable what this tier could not prove gone, each with the reason; empty when
+ *     everything was proven
+ * @param leader the leader's pid and command line, for people reading the report
  */
 public record TerminationReport(
     Stage endedBy,
@@ -32,7 +48,11 @@ public record TerminationReport(
     List<ProcessIdentity> skipped,
     List<TreeMember> survivors,
     List<String> problems,
-    Duration elapsed) {
+    Duration elapsed,
+    ContainmentTier tier,
+    String tierReason,
+    List<String> unprovable,
+    String leader) {
 
   /** The stage that ended a tree. */
   public enum Stage {
@@ -47,27 +67,91 @@ public record TerminationReport(
   public TerminationReport {
     Objects.requireNonNull(endedBy, "endedBy");
     Objects.requireNonNull(elapsed, "elapsed");
+    Objects.requireNonNull(tier, "tier");
+    Objects.requireNonNull(tierReason, "tierReason");
+    Objects.requireNonNull(leader, "leader");
     terminated = Set.copyOf(terminated);
     killed = Set.copyOf(killed);
     escapees = List.copyOf(escapees);
     skipped = List.copyOf(skipped);
     survivors = List.copyOf(survivors);
     problems = List.copyOf(problems);
+    unprovable = List.copyOf(unprovable);
   }
 
-  /** Whether every process of the tree is proven gone. */
+  /** A SESSION-tier report without tier details (the form before tiers existed). */
+  public TerminationReport(
+      Stage endedBy,
+      long processGroupId,
+      Set<Long> terminated,
+      Set<Long> killed,
+      List<TreeMember> escapees,
+      List<ProcessIdentity> skipped,
+      List<TreeMember> survivors,
+      List<String> problems,
+      Duration elapsed) {
+    this(
+        endedBy,
+        processGroupId,
+        terminated,
+        killed,
+        escapees,
+        skipped,
+        survivors,
+        problems,
+        elapsed,
+        ContainmentTier.SESSION,
+        "not recorded",
+        List.of(),
+        "");
+  }
+
+  /** This report with the tier details of the tree it belongs to. */
+  TerminationReport withContainment(
+      ContainmentTier tier, String tierReason, List<String> unprovable, String leader) {
+    return new TerminationReport(
+        endedBy,
+        processGroupId,
+        terminated,
+        killed,
+        escapees,
+        skipped,
+        survivors,
+        problems,
+        elapsed,
+        tier,
+        tierReason,
+        unprovable,
+        leader);
+  }
+
+  /**
+   * Whether every process of the tree is proven gone: no survivor, and nothing this tier could not
+   * see ({@link #unprovable()} empty).
+   */
   public boolean isComplete() {
-    return survivors.isEmpty();
+    return survivors.isEmpty() && unprovable.isEmpty();
   }
 
+  /**
+   * One line for people, e.g. {@code TerminationReport[ended by TERM in 1.04 s, tier CGROUP, leader
+   * 4711 (sh -c server.sh), group 4711, TERM 200 pids 4711..4910, KILL [], complete]}.
+   */
   @Override
   public String toString() {
     StringBuilder out =
         new StringBuilder("TerminationReport[ended by ")
             .append(endedBy)
             .append(" in ")
-            .append(elapsed.toMillis())
-            .append(" ms");
+            .append(seconds(elapsed))
+            .append(", tier ")
+            .append(tier);
+    if (tier != ContainmentTier.CGROUP || !isComplete()) {
+      out.append(" (").append(tierReason).append(')');
+    }
+    if (!leader.isEmpty()) {
+      out.append(", leader ").append(leader);
+    }
     if (processGroupId > 0) {
       out.append(", group ").append(processGroupId);
     }
@@ -81,10 +165,19 @@ public record TerminationReport(
     if (!survivors.isEmpty()) {
       out.append(", SURVIVORS ").append(survivors);
     }
+    if (!unprovable.isEmpty()) {
+      out.append(", NOT PROVEN ").append(unprovable);
+    }
     if (!problems.isEmpty()) {
       out.append(", problems ").append(problems);
     }
+    out.append(isComplete() ? ", complete" : ", INCOMPLETE");
     return out.append(']').toString();
+  }
+
+  private static String seconds(Duration d) {
+    long millis = d.toMillis();
+    return millis < 1000 ? millis + " ms" : String.format(Locale.ROOT, "%.2f s", d.toNanos() / 1e9);
   }
 
   private static String sorted(Set<Long> pids) {

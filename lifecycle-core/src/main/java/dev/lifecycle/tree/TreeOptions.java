@@ -1,7 +1,9 @@
 package dev.lifecycle.tree;
 
+import dev.lifecycle.process.Containment;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * How a {@link ProcessTree} is ended.
@@ -14,8 +16,19 @@ import java.util.Objects;
  *     already gone and every caller is waiting on the sweep.
  * @param verifyTimeout how long to wait after SIGKILL for the processes to be gone before they are
  *     reported as survivors (uninterruptible sleep) instead of waiting forever
+ * @param containment the containment this tree asks for; empty: as configured for the JVM ({@link
+ *     Containment#current()}). {@link Containment.Mode#REQUIRE_CGROUP} makes the spawn fail, naming
+ *     the reason, where the CGROUP tier is not available.
+ * @param freezeBeforeKill CGROUP tier: freeze the cgroup before {@code cgroup.kill}, so a fork
+ *     storm cannot outrun the kill (the kill itself is atomic; the freeze also stops the storm from
+ *     using CPU while the kill walks the members)
  */
-public record TreeOptions(Duration grace, Duration escapeeGrace, Duration verifyTimeout) {
+public record TreeOptions(
+    Duration grace,
+    Duration escapeeGrace,
+    Duration verifyTimeout,
+    Optional<Containment.Mode> containment,
+    boolean freezeBeforeKill) {
 
   /** Default grace: enough for a JVM or a Node program to run its shutdown hooks. */
   public static final Duration DEFAULT_GRACE = Duration.ofSeconds(5);
@@ -30,9 +43,15 @@ public record TreeOptions(Duration grace, Duration escapeeGrace, Duration verify
   public static final Duration MAX = Duration.ofDays(365);
 
   public TreeOptions {
+    Objects.requireNonNull(containment, "containment");
     grace = check(grace, "grace");
     escapeeGrace = check(escapeeGrace, "escapeeGrace");
     verifyTimeout = check(verifyTimeout, "verifyTimeout");
+  }
+
+  /** Options with the JVM's configured containment and no freeze. */
+  public TreeOptions(Duration grace, Duration escapeeGrace, Duration verifyTimeout) {
+    this(grace, escapeeGrace, verifyTimeout, Optional.empty(), false);
   }
 
   public static TreeOptions defaults() {
@@ -40,15 +59,24 @@ public record TreeOptions(Duration grace, Duration escapeeGrace, Duration verify
   }
 
   public TreeOptions withGrace(Duration value) {
-    return new TreeOptions(value, escapeeGrace, verifyTimeout);
+    return new TreeOptions(value, escapeeGrace, verifyTimeout, containment, freezeBeforeKill);
   }
 
   public TreeOptions withEscapeeGrace(Duration value) {
-    return new TreeOptions(grace, value, verifyTimeout);
+    return new TreeOptions(grace, value, verifyTimeout, containment, freezeBeforeKill);
   }
 
   public TreeOptions withVerifyTimeout(Duration value) {
-    return new TreeOptions(grace, escapeeGrace, value);
+    return new TreeOptions(grace, escapeeGrace, value, containment, freezeBeforeKill);
+  }
+
+  /** Asks for {@code mode} instead of the JVM's configured containment. */
+  public TreeOptions withContainment(Containment.Mode mode) {
+    return new TreeOptions(grace, escapeeGrace, verifyTimeout, Optional.of(mode), freezeBeforeKill);
+  }
+
+  public TreeOptions withFreezeBeforeKill(boolean value) {
+    return new TreeOptions(grace, escapeeGrace, verifyTimeout, containment, value);
   }
 
   static Duration check(Duration value, String name) {

@@ -36,6 +36,8 @@ final class TreeScanner {
   private final Set<ProcessIdentity> cookieKnown = ConcurrentHashMap.newKeySet();
   private final Set<ProcessIdentity> cookieRead = ConcurrentHashMap.newKeySet();
   private volatile boolean unsettled; // the last cookie search met a process mid-execve
+  private volatile Map<Long, ProcFs.EnvironmentEntry> suspects = Map.of();
+  private volatile List<String> lastSuspects = List.of();
 
   TreeScanner(ProcessPlatform platform, Scope scope) {
     this.platform = platform;
@@ -61,6 +63,7 @@ final class TreeScanner {
                 row -> scope.anchor().match(row.identity(boot)) != ProcessIdentity.Match.DIFFERENT)
             .orElse(null);
     boolean pinned = anchorRow != null;
+    suspects = Map.of();
     Set<Long> cookieCarriers =
         withCookie && !scope.cookie().isEmpty() ? cookieCarriers(table, anchorRow) : Set.of();
 
@@ -128,54 +131,122 @@ final class TreeScanner {
           new TreeMember(identity, row.pgid(), row.sid(), row.command(), entry.getValue());
       (row.pgid() == scope.groupId() ? members : escapees).add(member);
     }
+    if (withCookie) {
+      List<String> lines = new ArrayList<>();
+      for (Map.Entry<Long, ProcFs.EnvironmentEntry> suspect : suspects.entrySet()) {
+        long pid = suspect.getKey();
+        if (found.containsKey(pid) || excluded.contains(pid) || pid == selfPid) {
+          continue;
+        }
+        // Read again now: "unreadable" is also what a process that just exited looks like.
+        ProcFs.stat(pid)
+            .filter(row -> !row.hasExited() && row.startTime() == startOf(table, pid))
+            .ifPresent(row -> lines.add(describeSuspect(row, suspect.getValue())));
+      }
+      lastSuspects = List.copyOf(lines);
+    }
     return new TreeView(members, escapees);
   }
 
   /**
    * Pids of the table's processes that carry the cookie. Reading environ is the costly part, so it
    * is read only where it could matter: only descendants of the anchor inherit the cookie, so none
-   * started before it (start times of one table share units); zombies are gone; a process read once
-   * keeps that answer (it inherited the cookie at fork or never will).
+   * started before it (start times of one table share units); zombies are gone; a process whose
+   * environment reads as KEY=VALUE entries keeps that answer (it inherited the cookie at fork or
+   * never will). An empty or rewritten area is no answer: it is read again next time, and if the
+   * process is not found otherwise it is a suspect the SESSION tier cannot rule out.
    */
   private Set<Long> cookieCarriers(ProcessTable table, ProcessInfo anchorRow) {
     String boot = table.bootId();
-    long notBefore = anchorRow != null ? anchorRow.startTime() : Long.MIN_VALUE;
+    // Only descendants of the anchor can carry its cookie: none started before it.
+    long notBefore =
+        anchorRow != null
+            ? anchorRow.startTime()
+            : scope.anchor().startTime() >= 0 ? scope.anchor().startTime() : Long.MIN_VALUE;
     Set<Long> carriers = new HashSet<>();
-    List<Long> unread = new ArrayList<>();
-    List<ProcessIdentity> reading = new ArrayList<>();
+    Map<Long, ProcFs.EnvironmentEntry> unknown = new LinkedHashMap<>();
+    boolean pending = false;
     for (ProcessInfo row : table.all()) {
-      if (row.hasExited() || row.startTime() < notBefore) {
+      if (row.hasExited() || row.startTime() < notBefore || row.pid() == KTHREADD) {
         continue;
       }
       ProcessIdentity identity = row.identity(boot);
       if (cookieKnown.contains(identity)) {
         carriers.add(row.pid());
-      } else if (!cookieRead.contains(identity)) {
-        unread.add(row.pid());
-        reading.add(identity);
+        continue;
       }
-    }
-    for (long pid : platform.findByEnvironment(COOKIE, scope.cookie(), unread)) {
-      carriers.add(pid);
-      table.identity(pid).ifPresent(cookieKnown::add);
-    }
-    // A process inside execve shows an empty environment for a moment (the kernel lays the new
-    // one out after switching images): such an answer is not kept, and the scan is unsettled.
-    boolean pending = false;
-    for (ProcessIdentity identity : reading) {
-      if (carriers.contains(identity.pid()) || !ProcFs.hasEmptyEnvironment(identity.pid())) {
-        cookieRead.add(identity);
-      } else if (table.get(identity.pid()).filter(r -> r.ppid() != KTHREADD).isPresent()) {
-        pending = true;
+      if (cookieRead.contains(identity)) {
+        continue;
+      }
+      ProcFs.EnvironmentEntry entry =
+          ProcFs.isAvailable()
+              ? ProcFs.environmentEntry(row.pid(), COOKIE, scope.cookie())
+              : viaPlatform(row.pid());
+      switch (entry) {
+        case PRESENT -> {
+          carriers.add(row.pid());
+          cookieKnown.add(identity);
+        }
+        case ABSENT -> cookieRead.add(identity);
+        case EMPTY -> {
+          if (row.ppid() == KTHREADD) {
+            cookieRead.add(identity); // a kernel thread
+          } else if (ProcFs.isInsideExec(row.pid())) {
+            // Inside execve the new environment is not laid out yet: no answer, ask again soon.
+            pending = true;
+          } else {
+            unknown.put(row.pid(), entry); // env -i: empty for good
+          }
+        }
+        case REWRITTEN, UNREADABLE -> unknown.put(row.pid(), entry);
       }
     }
     unsettled = pending;
+    suspects = unknown;
     return carriers;
   }
 
-  /** Whether the last cookie search met a process whose environment was not yet laid out. */
+  private ProcFs.EnvironmentEntry viaPlatform(long pid) {
+    return platform.findByEnvironment(COOKIE, scope.cookie(), List.of(pid)).isEmpty()
+        ? ProcFs.EnvironmentEntry.ABSENT
+        : ProcFs.EnvironmentEntry.PRESENT;
+  }
+
+  /**
+   * Processes the last cookie search could not rule out: started after the anchor, not found by any
+   * means, and with an environment that is empty, rewritten or unreadable. Each line names the pid,
+   * command and why.
+   */
+  List<String> lastSuspects() {
+    return lastSuspects;
+  }
+
+  /** Whether the last cookie search met a process inside execve (environment not laid out yet). */
   boolean lastScanUnsettled() {
     return unsettled;
+  }
+
+  private static long startOf(ProcessTable table, long pid) {
+    return table.get(pid).map(ProcessInfo::startTime).orElse(-1L);
+  }
+
+  private static String describeSuspect(ProcessInfo row, ProcFs.EnvironmentEntry entry) {
+    String why =
+        switch (entry) {
+          case EMPTY -> "empty environment (env -i?)";
+          case REWRITTEN -> "environment area rewritten (a process title?)";
+          default -> "environment unreadable";
+        };
+    return row.pid()
+        + " ("
+        + row.command()
+        + ", ppid "
+        + row.ppid()
+        + ", sid "
+        + row.sid()
+        + "): started after the tree, outside its session and parentage, "
+        + why
+        + ": the SESSION tier cannot tell whether it is the tree's";
   }
 
   /** This JVM and its ancestors: never part of any tree, whatever they carry. */

@@ -75,6 +75,9 @@ final class Spawner {
           if (rc != 0) {
             throw failure(command, directory, LibC.describe(rc));
           }
+          if (options.cgroup().isPresent()) {
+            enterCgroup(pid[0], options, command);
+          }
           stdio.closeChildEnds();
           return new Spawned(pid[0], stdio);
         } catch (IOException | RuntimeException e) {
@@ -86,6 +89,26 @@ final class Spawner {
       }
     } finally {
       LibC.posix_spawnattr_destroy(attr);
+    }
+  }
+
+  /**
+   * The first thing after posix_spawn returned (the child has just exec'd; with glibc 2.36 there is
+   * no way to place it before: no posix_spawnattr_setcgroup_np, and clone3 cannot run safely in a
+   * JVM). A child that cannot be moved is killed and reaped: the caller asked for containment.
+   */
+  private void enterCgroup(int pid, SpawnOptions options, List<String> command) throws IOException {
+    try {
+      options.cgroup().get().enter(pid);
+    } catch (IOException e) {
+      LibC.kill(pid, features.os().signal(Signal.KILL));
+      Memory info = new Memory(OsConstants.SIGINFO_SIZE);
+      while (LibC.waitid(OsConstants.P_PID, pid, info, OsConstants.WEXITED) != 0
+          && LibC.errno() == OsConstants.EINTR) {
+        // retry; SIGKILL ends it promptly
+      }
+      throw new dev.lifecycle.process.cgroup.CgroupEntryException(
+          "cannot move " + command + " into its cgroup: " + e.getMessage(), e);
     }
   }
 

@@ -1,6 +1,6 @@
 package dev.lifecycle.tether;
 
-import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.Containment;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.TreeMember;
 import dev.lifecycle.tree.TreeOptions;
@@ -19,27 +19,46 @@ import java.util.stream.Collectors;
  * PIDS <sidecar> <pid>...}, then obeys stdin: {@code close} closes the tether orderly and answers
  * {@code CLOSED}; EOF or anything else just waits to be killed.
  *
- * <p>Arguments: {@code <grace-ms>}.
+ * <p>Arguments: {@code <grace-ms> [session|cgroup|bound]}: trees in the SESSION tier, in the CGROUP
+ * tier (the default where available), or spawned already bound ({@link Tether#spawn}). A second
+ * line {@code CGROUPS <dir>...} names the trees' cgroups.
  */
 public final class TetheredSupervisorMain {
   private TetheredSupervisorMain() {}
 
   public static void main(String[] args) throws Exception {
     Tether tether = Tether.builder().grace(Duration.ofMillis(Long.parseLong(args[0]))).start();
-    ProcessTree stubborn =
-        spawn("trap '' TERM; sleep 300 & setsid sleep 300 & sleep 300 & wait", 4);
-    ProcessTree plain = spawn("sleep 300 & sleep 300 & wait", 3);
-    tether.bind(stubborn);
-    tether.bind(plain);
+    String mode = args.length > 1 ? args[1] : "session";
+    TreeOptions options =
+        mode.equals("session")
+            ? TreeOptions.defaults().withContainment(Containment.Mode.SESSION)
+            : TreeOptions.defaults();
+    String stubbornScript = "trap '' TERM; sleep 300 & setsid sleep 300 & sleep 300 & wait";
+    String plainScript = "sleep 300 & sleep 300 & wait";
+    List<ProcessTree> trees = new ArrayList<>();
+    if (mode.equals("bound")) {
+      trees.add(await(tether.spawn(builder(stubbornScript), options).tree(), 4));
+      trees.add(await(tether.spawn(builder(plainScript), options).tree(), 3));
+    } else {
+      trees.add(await(ProcessTree.spawn(builder(stubbornScript), options), 4));
+      trees.add(await(ProcessTree.spawn(builder(plainScript), options), 3));
+      trees.forEach(tether::bind);
+    }
     List<Long> pids = new ArrayList<>();
     pids.add(tether.sidecar().pid());
-    for (ProcessTree tree : List.of(stubborn, plain)) {
+    for (ProcessTree tree : trees) {
       for (TreeMember member : tree.view().all()) {
         pids.add(member.identity().pid());
       }
     }
     System.out.println(
         "PIDS " + pids.stream().map(String::valueOf).collect(Collectors.joining(" ")));
+    System.out.println(
+        "CGROUPS "
+            + trees.stream()
+                .flatMap(t -> t.cgroup().stream())
+                .map(c -> c.path().toString())
+                .collect(Collectors.joining(" ")));
     System.out.flush();
     BufferedReader in =
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -55,15 +74,15 @@ public final class TetheredSupervisorMain {
     }
   }
 
-  /** Spawns a tree and waits (bounded) until all {@code n} processes exist. */
-  private static ProcessTree spawn(String script, int n) throws Exception {
-    ProcessTree tree =
-        ProcessTree.spawn(
-            new ProcessBuilder("sh", "-c", script)
-                .redirectInput(Redirect.from(new java.io.File("/dev/null")))
-                .redirectOutput(Redirect.DISCARD)
-                .redirectError(Redirect.INHERIT),
-            TreeOptions.defaults());
+  private static ProcessBuilder builder(String script) {
+    return new ProcessBuilder("sh", "-c", script)
+        .redirectInput(Redirect.from(new java.io.File("/dev/null")))
+        .redirectOutput(Redirect.DISCARD)
+        .redirectError(Redirect.INHERIT);
+  }
+
+  /** Waits (bounded) until all {@code n} processes of the tree exist. */
+  private static ProcessTree await(ProcessTree tree, int n) throws Exception {
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     while (tree.view().all().size() < n) {
       if (System.nanoTime() > deadline) {
@@ -71,8 +90,7 @@ public final class TetheredSupervisorMain {
       }
       Thread.sleep(10);
     }
-    ProcessIdentity leader = tree.leaderIdentity();
-    System.err.println("tree " + leader.pid() + " ready");
+    System.err.println("tree " + tree.leaderIdentity().pid() + " ready");
     return tree;
   }
 }

@@ -24,6 +24,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 @NoProcessLeaks
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TreeSafetyTest {
+  // Identity checks before each signal are the SESSION tier's defence against pid reuse; in the
+  // CGROUP tier the kernel's membership replaces them.
+  private static final TreeOptions SESSION =
+      TreeOptions.defaults().withContainment(dev.lifecycle.process.Containment.Mode.SESSION);
+
   private static final Duration GRACE = Duration.ofMillis(300);
   private final TreeReaper reaper = new TreeReaper();
 
@@ -42,8 +47,7 @@ class TreeSafetyTest {
       throws Exception {
     ScriptedPlatform scripted = new ScriptedPlatform(platform, false);
     ProcessTree tree =
-        reaper.track(
-            ProcessTree.spawn(scripted, Adversaries.setsidEscapee(), TreeOptions.defaults()));
+        reaper.track(ProcessTree.spawn(scripted, Adversaries.setsidEscapee(), SESSION));
     TreeView view =
         Await.until(
             Duration.ofSeconds(10),
@@ -76,8 +80,7 @@ class TreeSafetyTest {
   void aTreeSharingTheJvmGroupIsNeverSignalledAsAGroup(ProcessPlatform platform) throws Exception {
     ScriptedPlatform scripted = new ScriptedPlatform(platform, true);
     ProcessTree tree =
-        reaper.track(
-            ProcessTree.spawn(scripted, Adversaries.politeTree(2), TreeOptions.defaults()));
+        reaper.track(ProcessTree.spawn(scripted, Adversaries.politeTree(2), SESSION));
     assertThat(tree.processGroupId()).isEqualTo(-1);
     assertThat(tree.usesGroupSignals()).isFalse();
     List<ProcessIdentity> all =

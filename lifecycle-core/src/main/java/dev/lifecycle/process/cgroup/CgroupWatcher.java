@@ -61,8 +61,9 @@ final class CgroupWatcher {
       future.complete(cgroup); // removed: nothing can be in it
       return future;
     } catch (IOException e) {
-      LOG.debug("cannot watch {}; it reads as empty only when removed", cgroup, e);
-      future.complete(cgroup);
+      // No watch (inotify limits): poll with backoff rather than claim what was not seen.
+      LOG.debug("cannot watch {}; polling it", cgroup, e);
+      poll(cgroup, future, 10);
       return future;
     }
     synchronized (this) {
@@ -71,6 +72,34 @@ final class CgroupWatcher {
     future.whenComplete((c, t) -> forget(key, future)); // cancelled or completed
     check(key);
     return future;
+  }
+
+  private static final java.util.concurrent.ScheduledExecutorService POLLER =
+      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "lifecycle-cgroup-poll");
+            t.setDaemon(true);
+            return t;
+          });
+
+  private static void poll(Cgroup cgroup, CompletableFuture<Cgroup> future, long delayMillis) {
+    if (future.isDone()) {
+      return;
+    }
+    boolean empty;
+    try {
+      empty = !cgroup.isPopulated();
+    } catch (IOException e) {
+      empty = !cgroup.exists();
+    }
+    if (empty) {
+      future.complete(cgroup);
+      return;
+    }
+    POLLER.schedule(
+        () -> poll(cgroup, future, Math.min(1000, delayMillis * 2)),
+        delayMillis,
+        java.util.concurrent.TimeUnit.MILLISECONDS);
   }
 
   private void forget(WatchKey key, CompletableFuture<Cgroup> future) {
@@ -99,7 +128,7 @@ final class CgroupWatcher {
     }
     boolean empty;
     try {
-      empty = !key.isValid() || !entry.cgroup().isPopulated();
+      empty = !entry.cgroup().isPopulated(); // a removed cgroup reads as not populated
     } catch (IOException e) {
       LOG.debug("cannot read events of {}", entry.cgroup(), e);
       empty = !entry.cgroup().exists();

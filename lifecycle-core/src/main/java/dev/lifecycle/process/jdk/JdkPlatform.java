@@ -98,6 +98,22 @@ public final class JdkPlatform implements ProcessPlatform {
     copy.environment().putAll(builder.environment());
     copy.environment().put(SpawnOptions.COOKIE_VARIABLE, options.treeCookie());
     Process process = copy.start();
+    if (options.cgroup().isPresent()) {
+      // After start() returns: jspawnhelper and setsid(1) exec in place, so the pid is the
+      // program's; what it forked before this line is found by ProcessTree's entry check.
+      try {
+        options.cgroup().get().enter(process.pid());
+      } catch (IOException e) {
+        process.destroyForcibly();
+        process
+            .onExit()
+            .orTimeout(5, java.util.concurrent.TimeUnit.SECONDS)
+            .exceptionally(t -> null)
+            .join();
+        throw new dev.lifecycle.process.cgroup.CgroupEntryException(
+            "cannot move " + command + " into its cgroup: " + e.getMessage(), e);
+      }
+    }
     ProcessIdentity identity = identify(process.pid()).orElse(ProcessIdentity.ofPid(process.pid()));
     return new JdkSupervisedProcess(
         process, identity, isolated ? process.pid() : -1, options.treeCookie());

@@ -130,6 +130,109 @@ public final class ProcFs {
     return found;
   }
 
+  /** What a process's environment area says about one {@code name=value} entry. */
+  public enum EnvironmentEntry {
+    /** The entry is there. */
+    PRESENT,
+    /**
+     * The area holds {@code KEY=VALUE} entries and this one is not among them: proof of absence (an
+     * environment is inherited at fork or replaced by exec, never edited in place by libc).
+     */
+    ABSENT,
+    /** The area is empty: a kernel thread, {@code env -i}, or a process inside execve. */
+    EMPTY,
+    /**
+     * The area holds something other than {@code KEY=VALUE} entries: the process overwrote it, for
+     * a process title (redis, nginx, postgres, setproctitle). Not proof of anything.
+     */
+    REWRITTEN,
+    /**
+     * The area cannot be read (another user's process without privilege) or the process is gone.
+     */
+    UNREADABLE
+  }
+
+  /** Classifies the environment area of {@code pid} for the entry {@code name=value}. */
+  public static EnvironmentEntry environmentEntry(long pid, String name, String value) {
+    byte[] environ = readAll(Path.of("/proc/" + pid + "/environ"));
+    if (environ == null) {
+      return EnvironmentEntry.UNREADABLE;
+    }
+    if (environ.length == 0) {
+      return EnvironmentEntry.EMPTY;
+    }
+    byte[] needle = (name + "=" + value).getBytes(StandardCharsets.UTF_8);
+    if (containsEntry(environ, needle)) {
+      return EnvironmentEntry.PRESENT;
+    }
+    int start = 0;
+    int entries = 0;
+    for (int i = 0; i <= environ.length; i++) {
+      if (i == environ.length || environ[i] == 0) {
+        if (i > start) {
+          entries++;
+          if (indexOf(environ, start, i, (byte) '=') <= start) {
+            return EnvironmentEntry.REWRITTEN; // a title word, not NAME=VALUE
+          }
+        }
+        start = i + 1;
+      }
+    }
+    return entries == 0 ? EnvironmentEntry.REWRITTEN : EnvironmentEntry.ABSENT;
+  }
+
+  /**
+   * Whether {@code pid} is between the point of no return of an execve and the moment the kernel
+   * lays out its new environment: its memory map has no environment yet ({@code env_start}, field
+   * 50 of {@code /proc/<pid>/stat}, is 0). A process whose environment is merely empty ({@code env
+   * -i}) has a non-zero {@code env_start}. Kernel threads (no memory map) also read 0; callers tell
+   * them apart by parent 2. False when the process is gone or the field is hidden.
+   */
+  public static boolean isInsideExec(long pid) {
+    byte[] stat = readAll(Path.of("/proc/" + pid + "/stat"));
+    if (stat == null) {
+      return false;
+    }
+    int close = -1;
+    for (int i = stat.length - 1; i >= 0; i--) {
+      if (stat[i] == ')') {
+        close = i;
+        break;
+      }
+    }
+    if (close < 0) {
+      return false;
+    }
+    int field = 2; // the comm field ends at close
+    int i = close + 1;
+    while (i < stat.length) {
+      while (i < stat.length && stat[i] == ' ') {
+        i++;
+      }
+      int start = i;
+      while (i < stat.length && stat[i] != ' ' && stat[i] != '\n') {
+        i++;
+      }
+      if (i == start) {
+        break;
+      }
+      field++;
+      if (field == 50) {
+        return i - start == 1 && stat[start] == '0';
+      }
+    }
+    return false; // an old kernel without the field: never inside exec
+  }
+
+  private static int indexOf(byte[] bytes, int from, int to, byte wanted) {
+    for (int i = from; i < to; i++) {
+      if (bytes[i] == wanted) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
   /**
    * Whether the process exists and its environment reads as empty: a kernel thread, or a process
    * inside execve (for a moment after the image switch the new environment is not laid out yet).

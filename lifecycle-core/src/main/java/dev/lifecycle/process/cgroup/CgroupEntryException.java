@@ -1,0 +1,15 @@
+package dev.lifecycle.process.cgroup;
+
+import java.io.IOException;
+
+/**
+ * A child could not be moved into its cgroup right after it was spawned; the child was ended and
+ * reaped before this was thrown, so nothing runs uncontained.
+ */
+public final class CgroupEntryException extends IOException {
+  private static final long serialVersionUID = 1L;
+
+  public CgroupEntryException(String message, IOException cause) {
+    super(message, cause);
+  }
+}

@@ -1,0 +1,51 @@
+package dev.lifecycle.cgroup;
+
+import dev.lifecycle.process.Containment;
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.tree.ProcessTree;
+import dev.lifecycle.tree.TerminationReport;
+import dev.lifecycle.tree.TreeOptions;
+import java.lang.ProcessBuilder.Redirect;
+import java.time.Duration;
+
+/**
+ * The child JVM of {@link UnprivilegedCgroupTest}, run as an unprivileged user inside a cgroup
+ * delegated to it: spawns a tree that requires the CGROUP tier and escapes three ways (setsid
+ * double fork, {@code env -i setsid -f}, a plain child), ends it, prints {@code TIER <tier>
+ * <reason>}, {@code MEMBERS <n>} and {@code REPORT complete=<b> removed=<b> <report>}.
+ */
+public final class DelegatedTreeMain {
+  private DelegatedTreeMain() {}
+
+  public static void main(String[] args) throws Exception {
+    ProcessTree tree =
+        ProcessTree.spawn(
+            ProcessPlatform.get(),
+            new ProcessBuilder(
+                    "sh",
+                    "-c",
+                    "sleep 0.2; ( setsid sleep 300 & ) ; env -i setsid -f sleep 301; sleep 300 &"
+                        + " wait")
+                .redirectInput(Redirect.from(new java.io.File("/dev/null")))
+                .redirectOutput(Redirect.DISCARD),
+            TreeOptions.defaults()
+                .withGrace(Duration.ofMillis(200))
+                .withContainment(Containment.Mode.REQUIRE_CGROUP));
+    System.out.println("TIER " + tree.tier() + " " + tree.tierReason());
+    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    while (tree.view().all().size() < 4 && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    System.out.println("MEMBERS " + tree.view().all().size());
+    TerminationReport report = tree.terminate();
+    Thread.sleep(100);
+    System.out.println(
+        "REPORT complete="
+            + report.isComplete()
+            + " removed="
+            + !tree.cgroup().orElseThrow().exists()
+            + " "
+            + report);
+    System.out.flush();
+  }
+}

@@ -43,9 +43,10 @@ import java.util.function.LongFunction;
  *
  * <ul>
  *   <li><b>CGROUP</b> (exact): the tracker creates a cgroup v2 and moves this JVM into it until
- *       {@link #check}; whatever is forked meanwhile is found in it (and in the cgroups below it,
- *       where the library contains its trees), whatever it did to its session, parent or
- *       environment. Nothing outside is blamed, so processes of other JVMs never are. No sampling.
+ *       {@link #check}; whatever is forked meanwhile is found in it or a cgroup below it, whatever
+ *       it did to its session, parent or environment; trees the library contains in cgroups of
+ *       their own are attributed through {@link SpawnedTrees}. Nothing else is blamed, so processes
+ *       of other JVMs never are. No sampling.
  *   <li><b>EVIDENCE</b>: a baseline of the process table, a background sampler of this JVM's new
  *       descendants (it lists /proc and reads only processes it has not seen before), and at the
  *       check these kinds of evidence, in order: membership of a {@code ProcessTree} spawned during

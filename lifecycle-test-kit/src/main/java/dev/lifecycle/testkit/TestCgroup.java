@@ -71,10 +71,12 @@ final class TestCgroup {
    *     concurrent check) when it cannot
    */
   static TestCgroup enter(String label, Optional<TestCgroup> parent) throws Unavailable {
-    // The library decides once per JVM where trees get their cgroups, relative to the cgroup the
-    // JVM is in at that moment: decide it now, from the JVM's home, never from a check's cgroup
-    // that is about to be removed. Trees are then attributed through SpawnedTrees.
-    Containment.current();
+    // The library decides once per JVM (and per mode) where trees get their cgroups, relative to
+    // the cgroup the JVM is in at that moment: decide it now, from the JVM's home, never from a
+    // check's cgroup that is about to be removed. Trees are then attributed through SpawnedTrees.
+    for (Containment.Mode mode : Containment.Mode.values()) {
+      Containment.of(mode);
+    }
     sweepParked();
     synchronized (ACTIVE) {
       TestCgroup top = ACTIVE.peek();

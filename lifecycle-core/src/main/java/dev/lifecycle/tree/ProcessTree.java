@@ -137,7 +137,8 @@ public final class ProcessTree implements AutoCloseable {
    */
   public static ProcessTree spawn(
       ProcessPlatform platform, ProcessBuilder builder, TreeOptions options) throws IOException {
-    return spawn(platform, builder, options, SpawnOptions.newCookie(), placement -> {});
+    return SpawnedTrees.announce(
+        spawn(platform, builder, options, SpawnOptions.newCookie(), placement -> {}));
   }
 
   /**
@@ -153,7 +154,8 @@ public final class ProcessTree implements AutoCloseable {
       java.util.function.Consumer<TreePlacement> beforeStart)
       throws IOException {
     Objects.requireNonNull(beforeStart, "beforeStart");
-    return spawn(platform, builder, options, SpawnOptions.newCookie(), beforeStart);
+    return SpawnedTrees.announce(
+        spawn(platform, builder, options, SpawnOptions.newCookie(), beforeStart));
   }
 
   private static void announce(

@@ -28,16 +28,44 @@ public final class CpuSampler {
 
   private record First(long nanos, Duration cpu) {}
 
+  /** What one window saw: every member (short-lived ones too) and the time it took. */
+  record Window(List<ProcessCpu> members, Duration elapsed) {
+    Duration totalUsed() {
+      Duration sum = Duration.ZERO;
+      for (ProcessCpu c : members) {
+        sum = sum.plus(c.used());
+      }
+      return sum;
+    }
+
+    /** CPU of all members together as a fraction of one core over the whole window. */
+    double totalCoreFraction() {
+      return elapsed.isZero() ? 0 : (double) totalUsed().toNanos() / elapsed.toNanos();
+    }
+  }
+
   /** Samples {@code tree} over {@code window}; per member, heaviest first. */
   public static List<ProcessCpu> sample(
       TreeSelector tree, Duration window, ProcessPlatform platform) {
+    List<ProcessCpu> out = new ArrayList<>();
+    for (ProcessCpu c : sampleWindow(tree, window, platform).members()) {
+      if (c.observed().compareTo(MIN_OBSERVED) >= 0) {
+        out.add(c);
+      }
+    }
+    return out;
+  }
+
+  /** Samples {@code tree} over {@code window}: every member seen, heaviest first. */
+  static Window sampleWindow(TreeSelector tree, Duration window, ProcessPlatform platform) {
     if (window.compareTo(MIN_WINDOW) < 0) {
       throw new IllegalArgumentException(
           "window " + window + " is shorter than " + MIN_WINDOW + ": CPU time has 10 ms ticks");
     }
     Map<String, First> first = new LinkedHashMap<>();
     Map<String, ProcessCpu> last = new LinkedHashMap<>();
-    long end = System.nanoTime() + Polling.clampNanos(window);
+    long begin = System.nanoTime();
+    long end = begin + Polling.clampNanos(window);
     while (true) {
       ProcessTable table = platform.snapshot();
       long now = table.takenAtNanos();
@@ -64,13 +92,8 @@ public final class CpuSampler {
       }
       Polling.pauseNanos(Math.min(left, SAMPLE_EVERY.toNanos()));
     }
-    List<ProcessCpu> out = new ArrayList<>();
-    for (ProcessCpu c : last.values()) {
-      if (c.observed().compareTo(MIN_OBSERVED) >= 0) {
-        out.add(c);
-      }
-    }
+    List<ProcessCpu> out = new ArrayList<>(last.values());
     out.sort(Comparator.comparingDouble(ProcessCpu::coreFraction).reversed());
-    return out;
+    return new Window(out, Duration.ofNanos(System.nanoTime() - begin));
   }
 }

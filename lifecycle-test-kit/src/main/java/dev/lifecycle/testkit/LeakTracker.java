@@ -7,7 +7,13 @@ import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.ProcessTable;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.SpawnOptions;
+import dev.lifecycle.process.procfs.ProcFs;
 import dev.lifecycle.testkit.LeakedProcess.Reason;
+import dev.lifecycle.tree.ProcessTree;
+import dev.lifecycle.tree.SpawnedTrees;
+import dev.lifecycle.tree.TerminationReport;
+import dev.lifecycle.tree.TreeMember;
+import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -19,30 +25,45 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.regex.Pattern;
+import java.util.function.LongFunction;
 
 /**
- * Finds the processes a piece of code left behind: takes a baseline of the process table, samples
- * this JVM's descendants in the background while the code runs, and after it ends attributes every
- * new live process to it on evidence (see {@link LeakedProcess.Reason}). Zombies are never leaks.
- * The JUnit {@link ProcessLeakExtension} is built on it; use it directly outside JUnit.
+ * Finds the processes a piece of code left behind, kills them on request and says exactly what it
+ * did. The JUnit {@link ProcessLeakExtension} and {@link ProcessLeakListener} are built on it; use
+ * it directly outside JUnit. Not thread-safe except where noted: one thread starts, checks, kills
+ * and closes a tracker (the background sampler is internal).
  *
- * <p>Attribution, in order: the parent chain reaches this JVM; the process was seen as a descendant
- * in a sample; its environment carries {@link FixtureChild#OWNER_VARIABLE} naming this JVM or a
- * {@link SpawnOptions#COOKIE_VARIABLE} value seen on one of this JVM's descendants; it joined this
- * JVM's process group; or it shares a group or session (other than this JVM's), or a parent chain,
- * with a process attributed so far, or with a group or session seen among the descendants. A new
- * orphan with none of that evidence is not counted, so unrelated processes of other programs on the
- * machine are never flagged (and an escapee that is never seen, carries no cookie and shares
- * nothing is missed).
+ * <p>Two tiers ({@link Attribution}), the one in force named in every report:
+ *
+ * <ul>
+ *   <li><b>CGROUP</b> (exact): the tracker creates a cgroup v2 and moves this JVM into it until
+ *       {@link #check}; whatever is forked meanwhile is found in it or a cgroup below it, whatever
+ *       it did to its session, parent or environment; trees the library contains in cgroups of
+ *       their own are attributed through {@link SpawnedTrees}. Nothing else is blamed, so processes
+ *       of other JVMs never are. No sampling.
+ *   <li><b>EVIDENCE</b>: a baseline of the process table, a background sampler of this JVM's new
+ *       descendants (it lists /proc and reads only processes it has not seen before), and at the
+ *       check these kinds of evidence, in order: membership of a {@code ProcessTree} spawned during
+ *       the check (told by the library itself, {@link SpawnedTrees}); a parent chain to this JVM,
+ *       now or in a sample; an owner marker naming this JVM or a tree cookie of one of its spawns
+ *       (a cookie this JVM inherited itself is no evidence); an orphan in this JVM's process group
+ *       when nobody else shared that group at the baseline; a group, session or parent shared with
+ *       an attributed process. A process with none of that is not blamed.
+ * </ul>
+ *
+ * <p>Never blamed in either tier: zombies, this JVM, processes {@link SharedProcesses declared
+ * shared}, processes the {@link LeakOptions} ignore, and processes an earlier check already
+ * reported (so a class check does not repeat its methods' leaks).
  */
 public final class LeakTracker implements AutoCloseable {
-  /** Sampling period: catches intermediates living 100 ms or more, for ~1-2% of one core. */
-  public static final Duration DEFAULT_SAMPLE_EVERY = Duration.ofMillis(100);
+  /** The default sampling period of the evidence tier. */
+  public static final Duration DEFAULT_SAMPLE_EVERY = LeakOptions.DEFAULT_SAMPLE_EVERY;
 
   /** Bound on the cleanup: SIGKILL ends a process in milliseconds; the rest covers a busy box. */
   static final Duration KILL_VERIFY = Duration.ofSeconds(5);
@@ -52,88 +73,154 @@ public final class LeakTracker implements AutoCloseable {
 
   private static final int CHAIN_DEPTH = 8;
 
+  /** Every process some check of this JVM reported: never reported twice. */
+  private static final Set<Key> REPORTED = ConcurrentHashMap.newKeySet();
+
+  private final LeakOptions options;
   private final ProcessPlatform platform;
-  private final List<Pattern> ignore;
   private final String testName;
-  private final String caveat;
+  private final List<String> caveats = new ArrayList<>();
   private final long self;
   private final long selfGroup;
-  private final long selfSession;
   private final String owner;
-  private final Set<Key> baseline;
-  private final ScheduledExecutorService sampler;
+  private final Optional<String> inheritedCookie;
+  private final Attribution tier;
+  private final String tierNote;
+  private final Optional<TestCgroup> cgroup;
+  private final List<ProcessTree> trees = new CopyOnWriteArrayList<>();
+  private final SpawnedTrees.Registration registration;
+  private final Optional<ScheduledExecutorService> sampler;
 
+  // Evidence tier state (guarded by this).
+  private final Set<Key> baseline;
+  private final long selfSession;
+  private final boolean privateGroup;
   private final Map<Key, List<String>> seen = new HashMap<>();
+  private final Map<Long, ProcessInfo> seenRows = new HashMap<>();
   private final Set<Long> seenGroups = new HashSet<>();
   private final Set<Long> seenSessions = new HashSet<>();
   private final Set<String> seenCookies = new HashSet<>();
+  private final Map<Key, Markers> markers = new HashMap<>();
+  private Set<Long> listed = Set.of();
 
-  private record Key(long pid, long startTime) {
+  record Key(long pid, long startTime) {
     static Key of(ProcessInfo p) {
       return new Key(p.pid(), p.startTime());
     }
   }
 
-  private LeakTracker(
-      ProcessPlatform platform,
-      Duration sampleEvery,
-      List<Pattern> ignore,
-      String testName,
-      String caveat) {
-    this.platform = Objects.requireNonNull(platform, "platform");
-    this.ignore = List.copyOf(ignore);
+  /** The two environment entries the evidence tier reads, read once per process. */
+  private record Markers(Optional<String> cookie, Optional<String> owner) {}
+
+  private LeakTracker(LeakOptions options, String testName, Optional<LeakTracker> enclosing) {
+    this.options = Objects.requireNonNull(options, "options");
+    this.platform = options.platform();
     this.testName = Objects.requireNonNull(testName, "testName");
-    this.caveat = Objects.requireNonNull(caveat, "caveat");
     this.self = platform.self().pid();
     this.selfGroup = platform.selfProcessGroup();
     this.owner = FixtureChild.ownerValue();
+    this.inheritedCookie = Optional.ofNullable(System.getenv(SpawnOptions.COOKIE_VARIABLE));
+    this.registration = SpawnedTrees.listen(trees::add);
+    Optional<TestCgroup> entered = Optional.empty();
+    String note = "";
+    if (options.attribution() != Attribution.EVIDENCE) {
+      try {
+        entered = Optional.of(TestCgroup.enter(testName, enclosing.flatMap(t -> t.cgroup)));
+        note = "cgroup " + entered.get();
+      } catch (TestCgroup.Unavailable e) {
+        if (options.attribution() == Attribution.CGROUP) {
+          registration.close();
+          throw new IllegalStateException(
+              "attribution CGROUP was required for " + testName + " but " + e.getMessage(), e);
+        }
+        note = "cgroup tier unavailable: " + e.getMessage();
+      }
+    }
+    this.cgroup = entered;
+    this.tier = entered.isPresent() ? Attribution.CGROUP : Attribution.EVIDENCE;
+    this.tierNote = note;
+    if (entered.isPresent()) {
+      this.baseline = Set.of();
+      this.selfSession = -1;
+      this.privateGroup = false;
+      this.sampler = Optional.empty();
+      return;
+    }
     ProcessTable table = platform.snapshot();
     this.selfSession = table.get(self).map(ProcessInfo::sid).orElse(-1L);
     Set<Key> keys = new HashSet<>();
+    Set<Long> pids = new HashSet<>();
     for (ProcessInfo p : table.all()) {
       keys.add(Key.of(p));
+      pids.add(p.pid());
     }
     this.baseline = Set.copyOf(keys);
-    if (sampleEvery.isZero()) {
-      this.sampler = null;
+    this.listed = pids;
+    this.privateGroup = isPrivateGroup(table);
+    if (!privateGroup && selfGroup > 1) {
+      caveats.add(
+          "this JVM's process group "
+              + selfGroup
+              + " is shared with other programs (e.g. another test JVM), so membership in it is"
+              + " no evidence");
+    }
+    if (options.sampleEvery().isZero()) {
+      this.sampler = Optional.empty();
     } else {
-      this.sampler =
+      ScheduledExecutorService s =
           Executors.newSingleThreadScheduledExecutor(
               r -> {
                 Thread t = new Thread(r, "lifecycle-leak-sampler");
                 t.setDaemon(true);
                 return t;
               });
-      long nanos = Polling.clampNanos(sampleEvery);
-      sampler.scheduleWithFixedDelay(this::sampleQuietly, nanos, nanos, TimeUnit.NANOSECONDS);
+      long nanos = Polling.clampNanos(options.sampleEvery());
+      s.scheduleWithFixedDelay(this::sampleQuietly, nanos, nanos, TimeUnit.NANOSECONDS);
+      this.sampler = Optional.of(s);
     }
   }
 
   /**
-   * Takes the baseline now and starts sampling.
+   * Starts tracking now: enters a cgroup where the options allow and the machine offers one, else
+   * takes the evidence-tier baseline and starts sampling.
    *
-   * @param sampleEvery the background sampling period, {@link Duration#ZERO} for none
-   * @param ignore processes whose command line matches one of these are never reported
-   * @param testName what the report attributes leaks to
-   * @param caveat a note for the report ({@code ""} for none)
+   * @throws IllegalStateException when {@link Attribution#CGROUP} is required and unavailable
    */
-  public static LeakTracker start(
-      ProcessPlatform platform,
-      Duration sampleEvery,
-      List<Pattern> ignore,
-      String testName,
-      String caveat) {
-    return new LeakTracker(platform, sampleEvery, ignore, testName, caveat);
+  public static LeakTracker start(LeakOptions options, String testName) {
+    return new LeakTracker(options, testName, Optional.empty());
   }
 
-  /** A tracker with the default sampling period, no filters and no caveat. */
+  /** {@link #start(LeakOptions, String)} with {@link LeakOptions#defaults()}. */
   public static LeakTracker start(String testName) {
-    return start(ProcessPlatform.get(), DEFAULT_SAMPLE_EVERY, List.of(), testName, "");
+    return start(LeakOptions.defaults(), testName);
   }
 
-  /** Samples the table once now (the background sampler does this periodically). */
+  /** Starts a check nested in {@code enclosing} (a method inside its class). */
+  static LeakTracker start(LeakOptions options, String testName, LeakTracker enclosing) {
+    return new LeakTracker(options, testName, Optional.of(enclosing));
+  }
+
+  /** The tier in force for this tracker. */
+  public Attribution tier() {
+    return tier;
+  }
+
+  /** Adds a note to every report of this tracker (e.g. why attribution may be imprecise). */
+  public void addCaveat(String caveat) {
+    if (!caveat.isBlank()) {
+      caveats.add(caveat);
+    }
+  }
+
+  /** Samples this JVM's new descendants once now (the background sampler does it periodically). */
   public void sample() {
-    record(platform.snapshot());
+    if (tier == Attribution.EVIDENCE) {
+      if (ProcFs.isAvailable()) {
+        sampleNew();
+      } else {
+        record(platform.snapshot());
+      }
+    }
   }
 
   /** Identities of every process seen as a descendant of this JVM since the baseline. */
@@ -154,104 +241,224 @@ public final class LeakTracker implements AutoCloseable {
     }
   }
 
+  /** Lists /proc and reads only the pids not listed last time: O(new processes) reads. */
+  private synchronized void sampleNew() {
+    List<Long> now = ProcFs.pids();
+    Set<Long> fresh = new HashSet<>(now);
+    List<Long> unseen = new ArrayList<>();
+    for (long pid : now) {
+      if (!listed.contains(pid)) {
+        unseen.add(pid);
+      }
+    }
+    listed = fresh;
+    unseen.sort(null); // parents before children, as pids are handed out upwards
+    for (long pid : unseen) {
+      ProcFs.stat(pid).ifPresent(this::consider);
+    }
+  }
+
+  private void consider(ProcessInfo p) {
+    Key key = Key.of(p);
+    if (baseline.contains(key) || p.hasExited() || seen.containsKey(key)) {
+      return;
+    }
+    if (p.ppid() != self && !seenRows.containsKey(p.ppid())) {
+      return;
+    }
+    seenRows.put(p.pid(), p);
+    List<String> chain = new ArrayList<>();
+    long ppid = p.ppid();
+    for (int i = 0; i < CHAIN_DEPTH && ppid > 0; i++) {
+      if (ppid == self) {
+        chain.add(ppid + " (this JVM)");
+        break;
+      }
+      ProcessInfo parent = seenRows.get(ppid);
+      if (parent == null) {
+        break;
+      }
+      chain.add(ppid + " (" + parent.command() + ")");
+      ppid = parent.ppid();
+    }
+    remember(p, key, chain);
+  }
+
   private synchronized void record(ProcessTable table) {
     for (ProcessInfo p : table.descendants(self)) {
       Key key = Key.of(p);
       if (baseline.contains(key) || p.hasExited() || seen.containsKey(key)) {
         continue;
       }
-      seen.put(key, chain(table, p));
-      if (p.pgid() > 1 && p.pgid() != selfGroup) {
-        seenGroups.add(p.pgid());
-      }
-      if (p.sid() > 1 && p.sid() != selfSession) {
-        seenSessions.add(p.sid());
-      }
-      Environ.get(p.pid(), SpawnOptions.COOKIE_VARIABLE).ifPresent(seenCookies::add);
+      seenRows.put(p.pid(), p);
+      remember(p, key, chain(table::get, p));
     }
   }
 
+  private void remember(ProcessInfo p, Key key, List<String> chain) {
+    seen.put(key, chain);
+    if (p.pgid() > 1 && p.pgid() != selfGroup) {
+      seenGroups.add(p.pgid());
+    }
+    if (p.sid() > 1 && p.sid() != selfSession) {
+      seenSessions.add(p.sid());
+    }
+    markers(p)
+        .cookie()
+        .filter(c -> !inheritedCookie.equals(Optional.of(c)))
+        .ifPresent(seenCookies::add);
+  }
+
+  private Markers markers(ProcessInfo p) {
+    Key key = Key.of(p);
+    Markers known = markers.get(key);
+    if (known != null) {
+      return known;
+    }
+    Markers read =
+        new Markers(
+            Environ.get(p.pid(), SpawnOptions.COOKIE_VARIABLE),
+            Environ.get(p.pid(), FixtureChild.OWNER_VARIABLE));
+    // An empty environment is a process inside execve (or a kernel thread): not proof of absence.
+    if (read.cookie().isPresent()
+        || read.owner().isPresent()
+        || !ProcFs.hasEmptyEnvironment(p.pid())) {
+      markers.put(key, read);
+    }
+    return read;
+  }
+
   /**
-   * Waits up to {@code linger} (polling with backoff) for every attributed process to exit by
-   * itself, then reports the ones left. Does not kill them: see {@link #kill(LeakReport)}.
+   * In the cgroup tier, moves this JVM out of the tracker's cgroup; then waits up to {@code linger}
+   * (polling with backoff) for every attributed process to exit by itself, and reports the ones
+   * left. Kills nothing: see {@link #kill(LeakReport)}.
    */
   public LeakReport check(Duration linger) {
+    leaveCgroup();
     long started = System.nanoTime();
-    AtomicReference<Map<Long, Reason>> found = new AtomicReference<>();
-    AtomicReference<ProcessTable> last = new AtomicReference<>();
-    Polling.until(
-        linger,
-        () -> {
-          last.set(platform.snapshot());
-          record(last.get());
-          found.set(attribute(last.get()));
-          return found.get().isEmpty();
-        });
+    AtomicReference<List<LeakedProcess>> found = new AtomicReference<>(List.of());
+    int[] clean = {0};
+    boolean settled =
+        Polling.until(
+            linger,
+            () -> {
+              found.set(find());
+              clean[0] = found.get().isEmpty() ? clean[0] + 1 : 0;
+              // Two clean looks in a row: one can fall into a fork or an execve in flight.
+              return clean[0] >= 2;
+            });
+    if (!settled && clean[0] == 1) {
+      found.set(find());
+    }
     Duration waited = Duration.ofNanos(System.nanoTime() - started);
-    return new LeakReport(testName, describe(last.get(), found.get()), waited, List.of(), caveat);
+    for (LeakedProcess leak : found.get()) {
+      REPORTED.add(new Key(leak.pid(), leak.identity().startTime()));
+    }
+    return new LeakReport(
+        testName,
+        tier,
+        tierNote,
+        found.get(),
+        waited,
+        options.action(),
+        List.of(),
+        List.of(),
+        caveat());
   }
 
-  /**
-   * Kills every leak of {@code report}, and any process attributed while doing so, with an
-   * identity-checked SIGKILL (whole groups at once when the platform can and every member is a
-   * leak), then verifies they are gone (zombies count as gone) within a bound.
-   *
-   * @return the report with the pids that survived (empty when the cleanup worked)
-   */
-  public LeakReport kill(LeakReport report) {
-    Map<Long, ProcessIdentity> targets = new LinkedHashMap<>();
-    for (LeakedProcess leak : report.leaks()) {
-      targets.put(leak.pid(), leak.identity());
-    }
-    for (int round = 0; round < KILL_ROUNDS && !targets.isEmpty(); round++) {
-      ProcessTable table = platform.snapshot();
-      killGroups(table, targets.keySet());
-      for (ProcessIdentity id : targets.values()) {
-        platform.signal(id, Signal.KILL);
+  private String caveat() {
+    List<String> all = new ArrayList<>(caveats);
+    cgroup
+        .map(TestCgroup::shared)
+        .filter(s -> !s.isEmpty())
+        .ifPresent(
+            s ->
+                all.add(
+                    "a concurrent check ("
+                        + s
+                        + ") ran while this JVM was in this check's cgroup: what it forked"
+                        + " meanwhile is in this cgroup too"));
+    return String.join("; ", all);
+  }
+
+  private void leaveCgroup() {
+    if (cgroup.isPresent()) {
+      try {
+        cgroup.get().leave();
+      } catch (IOException e) {
+        throw new IllegalStateException("cannot move this JVM out of " + cgroup.get(), e);
       }
-      Polling.until(
-          KILL_VERIFY.dividedBy(KILL_ROUNDS),
-          () -> targets.values().stream().allMatch(id -> platform.probe(id) != Liveness.ALIVE));
-      targets.clear();
-      ProcessTable after = platform.snapshot();
-      attribute(after)
-          .keySet()
-          .forEach(pid -> after.identity(pid).ifPresent(id -> targets.put(pid, id)));
     }
-    List<Long> survivors = new ArrayList<>(targets.keySet());
-    return report.withSurvivors(survivors);
   }
 
-  private void killGroups(ProcessTable table, Set<Long> leaks) {
-    if (!platform.capabilities().groupSignals()) {
-      return;
+  /** The leaks now: attributed, alive, not shared, ignored or reported before. */
+  private List<LeakedProcess> find() {
+    Rows rows;
+    Map<Long, Reason> reasons;
+    if (cgroup.isPresent()) {
+      rows = Rows.lazy(platform);
+      reasons = new LinkedHashMap<>();
+      for (long pid : cgroup.get().members()) {
+        reasons.put(pid, Reason.CGROUP);
+      }
+      libraryPids().forEach(pid -> reasons.putIfAbsent(pid, Reason.LIBRARY_TREE));
+    } else {
+      ProcessTable table = platform.snapshot();
+      synchronized (this) {
+        record(table);
+        rows = Rows.of(table);
+        reasons = attribute(table);
+      }
     }
-    Set<Long> groups = new HashSet<>();
-    for (long pid : leaks) {
-      table.get(pid).map(ProcessInfo::pgid).ifPresent(groups::add);
-    }
-    for (long pgid : groups) {
-      if (pgid <= 1 || pgid == selfGroup) {
+    List<LeakedProcess> out = new ArrayList<>();
+    Instant now = Instant.now();
+    for (Map.Entry<Long, Reason> e : reasons.entrySet()) {
+      long pid = e.getKey();
+      if (pid == self || pid <= 1) {
         continue;
       }
-      boolean allLeaks =
-          table.group(pgid).stream()
-              .filter(p -> !p.hasExited())
-              .allMatch(p -> leaks.contains(p.pid()));
-      if (allLeaks) {
-        try {
-          platform.signalGroup(pgid, Signal.KILL);
-        } catch (RuntimeException e) {
-          // per-process kills below still run
-        }
+      Optional<ProcessInfo> row = rows.get(pid);
+      if (row.isEmpty() || row.get().hasExited()) {
+        continue;
+      }
+      ProcessInfo p = row.get();
+      if (REPORTED.contains(Key.of(p))) {
+        continue;
+      }
+      Optional<String> cookie = Environ.get(pid, SpawnOptions.COOKIE_VARIABLE);
+      if (SharedProcesses.covers(p, rows.table(), cookie)) {
+        continue;
+      }
+      LeakedProcess leak = describe(rows, p, e.getValue(), now);
+      if (!options.isIgnored(leak)) {
+        out.add(leak);
       }
     }
+    return out;
   }
 
-  private synchronized Map<Long, Reason> attribute(ProcessTable table) {
+  /** Live pids of the trees the library spawned since the start (members and escapees). */
+  private Set<Long> libraryPids() {
+    Set<Long> out = new HashSet<>();
+    for (ProcessTree tree : trees) {
+      try {
+        for (TreeMember m : tree.view().all()) {
+          out.add(m.pid());
+        }
+      } catch (RuntimeException e) {
+        // a tree that cannot be scanned now gives no evidence this round
+      }
+    }
+    return out;
+  }
+
+  private Map<Long, Reason> attribute(ProcessTable table) {
     Set<Long> descendants = new HashSet<>();
     table.descendants(self).forEach(p -> descendants.add(p.pid()));
-    Set<Long> ownerPids = null;
+    Set<Long> library = trees.isEmpty() ? Set.of() : libraryPids();
+    Set<String> cookies = new HashSet<>(seenCookies);
+    trees.forEach(t -> cookies.add(t.cookie()));
+    inheritedCookie.ifPresent(cookies::remove);
     Map<Long, Reason> out = new LinkedHashMap<>();
     List<ProcessInfo> undecided = new ArrayList<>();
     for (ProcessInfo p : table.all()) {
@@ -259,28 +466,20 @@ public final class LeakTracker implements AutoCloseable {
         continue;
       }
       Reason reason = null;
-      if (descendants.contains(p.pid())) {
+      if (library.contains(p.pid())) {
+        reason = Reason.LIBRARY_TREE;
+      } else if (descendants.contains(p.pid())) {
         reason = Reason.DESCENDANT;
       } else if (seen.containsKey(Key.of(p))) {
         reason = Reason.SEEN_AS_DESCENDANT;
       } else {
-        Optional<String> cookie = Environ.get(p.pid(), SpawnOptions.COOKIE_VARIABLE);
-        Optional<String> mark = Environ.get(p.pid(), FixtureChild.OWNER_VARIABLE);
-        if (cookie.isEmpty() && mark.isEmpty()) {
-          if (ownerPids == null) {
-            ownerPids = platform.findByEnvironment(FixtureChild.OWNER_VARIABLE, owner);
-          }
-          if (ownerPids.contains(p.pid())) {
-            reason = Reason.COOKIE;
-          }
-        } else if (mark.filter(owner::equals).isPresent()
-            || cookie.filter(seenCookies::contains).isPresent()) {
+        Markers m = markers(p);
+        if (m.owner().filter(owner::equals).isPresent()
+            || m.cookie().filter(cookies::contains).isPresent()) {
           reason = Reason.COOKIE;
-        }
-        if (reason == null && selfGroup > 1 && p.pgid() == selfGroup) {
+        } else if (privateGroup && p.pgid() == selfGroup && isOrphan(table, p)) {
           reason = Reason.JVM_GROUP;
-        } else if (reason == null
-            && (seenGroups.contains(p.pgid()) || seenSessions.contains(p.sid()))) {
+        } else if (seenGroups.contains(p.pgid()) || seenSessions.contains(p.sid())) {
           reason = Reason.RELATIVE;
         }
       }
@@ -315,61 +514,231 @@ public final class LeakTracker implements AutoCloseable {
         }
       }
     }
-    out.keySet().removeIf(pid -> isIgnored(table, pid));
     return out;
   }
 
-  private boolean isIgnored(ProcessTable table, long pid) {
-    if (ignore.isEmpty()) {
+  /**
+   * Whether, at the baseline, only this JVM, its ancestors and its descendants were in its group:
+   * then an orphan joining it later is ours. Under surefire with several forks (or any parent that
+   * runs other programs in its group) it is shared, and membership is no evidence.
+   */
+  private boolean isPrivateGroup(ProcessTable table) {
+    if (selfGroup <= 1) {
       return false;
     }
-    String line = commandLine(table, pid);
-    return ignore.stream().anyMatch(p -> p.matcher(line).find());
+    Set<Long> ours = new HashSet<>();
+    ours.add(self);
+    table.descendants(self).forEach(p -> ours.add(p.pid()));
+    for (long at = table.get(self).map(ProcessInfo::ppid).orElse(0L); at > 1; ) {
+      ours.add(at);
+      at = table.get(at).map(ProcessInfo::ppid).orElse(0L);
+    }
+    for (ProcessInfo p : table.group(selfGroup)) {
+      if (!p.hasExited() && !ours.contains(p.pid())) {
+        return false;
+      }
+    }
+    return true;
   }
 
-  private String commandLine(ProcessTable table, long pid) {
-    return platform
-        .commandLine(pid)
-        .filter(l -> !l.isEmpty())
-        .map(l -> String.join(" ", l))
-        .orElseGet(() -> table.get(pid).map(ProcessInfo::command).orElse("?"));
+  private static boolean isOrphan(ProcessTable table, ProcessInfo p) {
+    return p.ppid() <= 1 || table.get(p.ppid()).isEmpty();
   }
 
-  private List<LeakedProcess> describe(ProcessTable table, Map<Long, Reason> found) {
-    List<LeakedProcess> out = new ArrayList<>();
-    Instant now = Instant.now();
-    for (Map.Entry<Long, Reason> e : found.entrySet()) {
-      Optional<ProcessInfo> row = table.get(e.getKey());
-      if (row.isEmpty()) {
-        continue;
+  /**
+   * Kills every leak of {@code report} and reports each kill. In the cgroup tier: freezes the
+   * cgroup, moves out whatever in it is not a leak (ignored or declared shared), then {@code
+   * cgroup.kill}; everything that appeared in it meanwhile dies too and is listed. In the evidence
+   * tier: identity-checked SIGKILL (whole groups at once when the platform can and every live
+   * member is a leak), then re-scans up to a few rounds for children forked while dying, each
+   * listed as found while killing. Then verifies (zombies count as gone) within a bound.
+   *
+   * @return the report with the kills and the pids that survived (empty when the cleanup worked)
+   */
+  public LeakReport kill(LeakReport report) {
+    List<KilledProcess> kills = new ArrayList<>();
+    Map<Long, ProcessIdentity> all = new LinkedHashMap<>();
+    Map<Long, String> commands = new HashMap<>();
+    for (LeakedProcess leak : report.leaks()) {
+      all.put(leak.pid(), leak.identity());
+      commands.put(leak.pid(), leak.commandLine());
+    }
+    Map<Long, ProcessIdentity> targets = new LinkedHashMap<>(all);
+    List<ProcessTree> leaking = treesOf(all.keySet());
+    if (cgroup.isPresent()) {
+      killCgroup(cgroup.get(), targets, commands, kills);
+    }
+    for (int round = 0; round < KILL_ROUNDS && !targets.isEmpty(); round++) {
+      ProcessTable table = platform.snapshot();
+      Map<Long, String> how = killGroups(table, targets.keySet());
+      for (Map.Entry<Long, ProcessIdentity> t : targets.entrySet()) {
+        platform.signal(t.getValue(), Signal.KILL);
+        kills.add(
+            new KilledProcess(
+                t.getValue(),
+                commands.getOrDefault(t.getKey(), "?"),
+                how.getOrDefault(t.getKey(), "SIGKILL (identity-checked)"),
+                round > 0));
       }
-      ProcessInfo p = row.get();
-      Duration age =
-          ProcessHandle.of(p.pid())
-              .flatMap(h -> h.info().startInstant())
-              .map(start -> Duration.between(start, now))
-              .filter(d -> !d.isNegative())
-              .orElse(Duration.ZERO);
-      List<String> parents = chain(table, p);
-      List<String> sampled = seen.get(Key.of(p));
-      if (sampled != null && !sampled.equals(parents)) {
-        parents = new ArrayList<>(parents);
-        parents.add("(earlier: " + String.join(" <- ", sampled) + ")");
+      Map<Long, ProcessIdentity> killed = new LinkedHashMap<>(targets);
+      Polling.until(
+          KILL_VERIFY.dividedBy(KILL_ROUNDS),
+          () -> killed.values().stream().allMatch(id -> platform.probe(id) != Liveness.ALIVE));
+      targets.clear();
+      for (LeakedProcess again : find()) {
+        if (!all.containsKey(again.pid())) {
+          targets.put(again.pid(), again.identity());
+          all.put(again.pid(), again.identity());
+          commands.put(again.pid(), again.commandLine());
+        }
       }
-      out.add(
-          new LeakedProcess(
-              p.identity(table.bootId()),
-              commandLine(table, p.pid()),
-              parents,
-              age,
-              p.cpuTime(),
-              p.state(),
-              e.getValue()));
+    }
+    endTrees(leaking, all.keySet(), kills);
+    List<Long> survivors = new ArrayList<>();
+    for (Map.Entry<Long, ProcessIdentity> e : all.entrySet()) {
+      if (platform.probe(e.getValue()) == Liveness.ALIVE) {
+        survivors.add(e.getKey());
+      }
+    }
+    survivors.addAll(targets.keySet());
+    return report.afterKills(kills, survivors.stream().distinct().toList());
+  }
+
+  private void killCgroup(
+      TestCgroup group,
+      Map<Long, ProcessIdentity> targets,
+      Map<Long, String> commands,
+      List<KilledProcess> kills) {
+    try {
+      group.freeze(true);
+      try {
+        Set<Long> members = group.members();
+        Map<Long, LeakedProcess> leaksNow = new HashMap<>();
+        for (LeakedProcess l : find()) {
+          leaksNow.put(l.pid(), l);
+        }
+        List<Long> inside = new ArrayList<>();
+        for (long pid : members) {
+          if (targets.containsKey(pid)) {
+            inside.add(pid);
+          } else if (leaksNow.containsKey(pid)) {
+            LeakedProcess l = leaksNow.get(pid);
+            targets.put(pid, l.identity());
+            commands.put(pid, l.commandLine());
+            inside.add(pid);
+            kills.add(new KilledProcess(l.identity(), l.commandLine(), "cgroup.kill", true));
+          } else if (pid != self) {
+            group.moveOut(pid); // ignored or shared: it must outlive the kill
+          }
+        }
+        for (long pid : inside) {
+          ProcessIdentity id = targets.remove(pid);
+          if (kills.stream().noneMatch(k -> k.identity().pid() == pid)) {
+            kills.add(new KilledProcess(id, commands.getOrDefault(pid, "?"), "cgroup.kill", false));
+          }
+        }
+        group.kill();
+      } finally {
+        group.freeze(false);
+      }
+      group.awaitEmpty(KILL_VERIFY);
+    } catch (IOException e) {
+      caveats.add("cgroup.kill failed (" + e.getMessage() + "): killed one by one instead");
+    }
+  }
+
+  /** The trees spawned during the check that have a process among {@code pids}. */
+  private List<ProcessTree> treesOf(Set<Long> pids) {
+    List<ProcessTree> out = new ArrayList<>();
+    for (ProcessTree tree : trees) {
+      try {
+        if (pids.contains(tree.leaderIdentity().pid())
+            || tree.view().all().stream().anyMatch(m -> pids.contains(m.pid()))) {
+          out.add(tree);
+        }
+      } catch (RuntimeException e) {
+        // cannot scan: leave the tree to its owner
+      }
     }
     return out;
   }
 
-  private List<String> chain(ProcessTable table, ProcessInfo p) {
+  /**
+   * Lets the library finish the trees whose processes were killed: reaps their leaders and removes
+   * what the library set up for them. Anything it still had to signal is listed.
+   */
+  private static void endTrees(
+      List<ProcessTree> leaking, Set<Long> killed, List<KilledProcess> kills) {
+    for (ProcessTree tree : leaking) {
+      TerminationReport r = tree.terminate(Duration.ZERO);
+      Set<Long> signalled = new HashSet<>(r.terminated());
+      signalled.addAll(r.killed());
+      for (long pid : signalled) {
+        if (!killed.contains(pid) && pid != tree.leaderIdentity().pid()) {
+          kills.add(
+              new KilledProcess(
+                  ProcessIdentity.ofPid(pid), "?", "ProcessTree.terminate of " + tree, true));
+        }
+      }
+    }
+  }
+
+  private Map<Long, String> killGroups(ProcessTable table, Set<Long> leaks) {
+    Map<Long, String> how = new HashMap<>();
+    if (!platform.capabilities().groupSignals()) {
+      return how;
+    }
+    Set<Long> groups = new HashSet<>();
+    for (long pid : leaks) {
+      table.get(pid).map(ProcessInfo::pgid).ifPresent(groups::add);
+    }
+    for (long pgid : groups) {
+      if (pgid <= 1 || pgid == selfGroup) {
+        continue;
+      }
+      List<ProcessInfo> members = table.group(pgid).stream().filter(p -> !p.hasExited()).toList();
+      boolean allLeaks = members.stream().allMatch(p -> leaks.contains(p.pid()));
+      if (allLeaks) {
+        try {
+          platform.signalGroup(pgid, Signal.KILL);
+          members.forEach(p -> how.put(p.pid(), "killpg " + pgid + " (every member a leak)"));
+        } catch (RuntimeException e) {
+          // per-process kills below still run
+        }
+      }
+    }
+    return how;
+  }
+
+  private LeakedProcess describe(Rows rows, ProcessInfo p, Reason reason, Instant now) {
+    Duration age =
+        ProcessHandle.of(p.pid())
+            .flatMap(h -> h.info().startInstant())
+            .map(start -> Duration.between(start, now))
+            .filter(d -> !d.isNegative())
+            .orElse(Duration.ZERO);
+    List<String> parents = chain(rows::get, p);
+    List<String> sampled;
+    synchronized (this) {
+      sampled = seen.get(Key.of(p));
+    }
+    if (sampled != null && !sampled.isEmpty() && !sampled.equals(parents)) {
+      parents = new ArrayList<>(parents);
+      parents.add("(earlier: " + String.join(" <- ", sampled) + ")");
+    }
+    return new LeakedProcess(
+        p.identity(rows.bootId()), commandLine(p), parents, age, p.cpuTime(), p.state(), reason);
+  }
+
+  private String commandLine(ProcessInfo p) {
+    return platform
+        .commandLine(p.pid())
+        .filter(l -> !l.isEmpty())
+        .map(l -> String.join(" ", l))
+        .orElse(p.command());
+  }
+
+  private List<String> chain(LongFunction<Optional<ProcessInfo>> rows, ProcessInfo p) {
     List<String> out = new ArrayList<>();
     long ppid = p.ppid();
     for (int i = 0; i < CHAIN_DEPTH && ppid > 0; i++) {
@@ -377,7 +746,7 @@ public final class LeakTracker implements AutoCloseable {
         out.add(ppid + " (this JVM)");
         break;
       }
-      Optional<ProcessInfo> parent = table.get(ppid);
+      Optional<ProcessInfo> parent = rows.apply(ppid);
       if (parent.isEmpty()) {
         out.add(ppid + " (gone)");
         break;
@@ -388,11 +757,85 @@ public final class LeakTracker implements AutoCloseable {
     return out;
   }
 
-  /** Stops the background sampler. Idempotent. */
+  /**
+   * Stops sampling and listening, and removes the tracker's cgroup. What a {@link LeakAction#WARN}
+   * check left running in it is moved (never signalled) to the cgroup this JVM returned to, so the
+   * cgroup can go. Idempotent.
+   */
   @Override
   public void close() {
-    if (sampler != null) {
-      sampler.shutdownNow();
+    sampler.ifPresent(ScheduledExecutorService::shutdownNow);
+    registration.close();
+    if (cgroup.isPresent()) {
+      TestCgroup group = cgroup.get();
+      try {
+        group.leave();
+      } catch (IOException e) {
+        // nothing else can be done; the next remove attempt reports nothing either
+      }
+      group.moveAllOut();
+      if (!group.remove()) {
+        TestCgroup.park(group);
+      }
+    }
+  }
+
+  /** Row lookups: a full table (evidence tier) or per-pid reads (cgroup tier). */
+  private interface Rows {
+    Optional<ProcessInfo> get(long pid);
+
+    String bootId();
+
+    ProcessTable table();
+
+    static Rows of(ProcessTable table) {
+      return new Rows() {
+        @Override
+        public Optional<ProcessInfo> get(long pid) {
+          return table.get(pid);
+        }
+
+        @Override
+        public String bootId() {
+          return table.bootId();
+        }
+
+        @Override
+        public ProcessTable table() {
+          return table;
+        }
+      };
+    }
+
+    /** Reads rows on demand, so a check costs O(members), not O(process table). */
+    static Rows lazy(ProcessPlatform platform) {
+      Map<Long, Optional<ProcessInfo>> cache = new HashMap<>();
+      String boot = ProcFs.isAvailable() ? ProcFs.bootId() : platform.snapshot().bootId();
+      return new Rows() {
+        private ProcessTable table;
+
+        @Override
+        public Optional<ProcessInfo> get(long pid) {
+          return cache.computeIfAbsent(pid, ProcFs::stat);
+        }
+
+        @Override
+        public String bootId() {
+          return boot;
+        }
+
+        @Override
+        public ProcessTable table() {
+          if (table == null) {
+            // Only needed when something is declared shared: its parent chains.
+            table =
+                SharedProcesses.isEmpty()
+                    ? ProcessTable.of(List.of(), boot, 0)
+                    : platform.snapshot();
+          }
+          return table;
+        }
+      };
     }
   }
 }

@@ -15,7 +15,7 @@ import java.util.Objects;
  * @param age how long it has been running, {@link Duration#ZERO} when unknown
  * @param cpuTime CPU time consumed so far
  * @param state scheduler state at detection
- * @param reason why it was attributed to this test
+ * @param reason the evidence that attributed it to this test
  */
 public record LeakedProcess(
     ProcessIdentity identity,
@@ -26,18 +26,28 @@ public record LeakedProcess(
     ProcessState state,
     Reason reason) {
 
-  /** Why a new process was attributed to the test. */
+  /** The evidence that attributed a process to the checked code. */
   public enum Reason {
+    /** It is in the check's own cgroup or one below it (exact: forked while the JVM was inside). */
+    CGROUP("in the check's cgroup (exact)"),
+    /**
+     * It belongs to a {@code ProcessTree} this JVM spawned during the check (the library said so).
+     */
+    LIBRARY_TREE("member of a ProcessTree spawned during the check"),
     /** Its parent chain leads to this JVM. */
     DESCENDANT("descendant of this JVM"),
     /** It was seen as a descendant of this JVM in a sample taken during the test or linger. */
     SEEN_AS_DESCENDANT("seen as a descendant of this JVM during the test"),
-    /** It carries a tree cookie or owner marker exported by this JVM's spawns. */
-    COOKIE("carries a cookie exported by this JVM"),
+    /** It carries an owner marker naming this JVM, or a tree cookie of one of this JVM's spawns. */
+    COOKIE("carries a marker or tree cookie of this JVM's spawns"),
     /** It shares a process group or session with, or descends from, an attributed process. */
     RELATIVE("same group/session as, or child of, an attributed process"),
-    /** It joined this JVM's own process group after the baseline. */
-    JVM_GROUP("joined this JVM's process group");
+    /**
+     * An orphan that joined this JVM's process group after the baseline, in a group no other
+     * program shared at the baseline (never used when another JVM is in the group, as with surefire
+     * forks).
+     */
+    JVM_GROUP("orphan in this JVM's private process group");
 
     private final String text;
 

@@ -10,7 +10,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Fails a test that leaves a process behind (see {@link ProcessLeakExtension}). On a class or a
- * method; a method's annotation overrides its class's.
+ * method; a method's annotation overrides its class's. Attributes left at their defaults come from
+ * the {@code lifecycle.leaks.*} configuration parameters (see {@link LeakOptions}), then from the
+ * defaults there.
  *
  * <pre>{@code
  * @NoProcessLeaks(linger = "2s", ignore = "my-shared-daemon")
@@ -23,17 +25,19 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Inherited
 @ExtendWith(ProcessLeakExtension.class)
 public @interface NoProcessLeaks {
-  /** Per test method (default) or per class. */
-  LeakScope scope() default LeakScope.METHOD;
+  /** Per method and class (default), or per class only. */
+  LeakScope scope() default LeakScope.INFERRED;
 
   /**
-   * How long to wait for processes to exit by themselves before calling them leaked, e.g. {@code
-   * "3s"}, {@code "500ms"}, {@code "0"}. Empty means {@link ProcessLeakExtension#DEFAULT_LINGER}.
+   * How long to wait for processes to exit by themselves before calling them leaked, in {@link
+   * dev.lifecycle.time.Limit#parse(String)} grammar: {@code "3s"}, {@code "500ms"}, {@code "PT2S"},
+   * a bare integer is milliseconds, {@code "0"} checks once. Empty: {@value
+   * LeakOptions#LINGER_PARAMETER}, else {@link LeakOptions#DEFAULT_LINGER}.
    */
   String linger() default "";
 
-  /** Fail the test, or only warn. */
-  LeakAction action() default LeakAction.FAIL;
+  /** Fail the test (and kill the leaks), or only warn. */
+  LeakAction action() default LeakAction.INFERRED;
 
   /** Regular expressions (found anywhere in the command line) of processes never reported. */
   String[] ignore() default {};

@@ -8,13 +8,16 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.assertj.core.api.AbstractAssert;
 
-/** Assertions on a set of pids. */
-public final class PidsAssert extends AbstractAssert<PidsAssert, Set<Long>> {
+/**
+ * Assertions on a set of pids. Not final and with a public constructor, so AssertJ soft assertions
+ * can proxy it. Not thread-safe.
+ */
+public class PidsAssert extends AbstractAssert<PidsAssert, Set<Long>> {
   private final ProcessPlatform platform;
 
-  PidsAssert(Set<Long> pids, ProcessPlatform platform) {
+  public PidsAssert(Set<Long> pids) {
     super(Set.copyOf(pids), PidsAssert.class);
-    this.platform = platform;
+    this.platform = ProcessPlatform.get();
   }
 
   /** Waits (polling, bounded) until every pid is gone: no such process, or a zombie. */

@@ -7,13 +7,16 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.assertj.core.api.AbstractAssert;
 
-/** Assertions on a tree of processes chosen by a {@link TreeSelector}. */
-public final class TreeAssert extends AbstractAssert<TreeAssert, TreeSelector> {
+/**
+ * Assertions on a tree of processes chosen by a {@link TreeSelector}. Not final and with a public
+ * constructor, so AssertJ soft assertions can proxy it. Not thread-safe.
+ */
+public class TreeAssert extends AbstractAssert<TreeAssert, TreeSelector> {
   private final ProcessPlatform platform;
 
-  TreeAssert(TreeSelector tree, ProcessPlatform platform) {
+  public TreeAssert(TreeSelector tree) {
     super(tree, TreeAssert.class);
-    this.platform = platform;
+    this.platform = ProcessPlatform.get();
   }
 
   /** Waits (polling, bounded) until no member is running; zombies count as gone. */
@@ -53,6 +56,33 @@ public final class TreeAssert extends AbstractAssert<TreeAssert, TreeSelector> {
           maxCoreFraction * 100,
           window,
           spinning.stream().map(ProcessCpu::toString).collect(Collectors.joining("\n  ")));
+    }
+    return this;
+  }
+
+  /**
+   * Samples the members' CPU time over {@code window} and fails when all of them together used more
+   * than {@code maxCoreFraction} of one core: catches a tree of many half-busy members that {@link
+   * #doesNotSpin} (member by member) lets pass. Members that lived only part of the window count
+   * with what they used.
+   */
+  public TreeAssert doesNotSpinInTotal(Duration window, double maxCoreFraction) {
+    isNotNull();
+    if (!(maxCoreFraction > 0) || Double.isInfinite(maxCoreFraction)) {
+      throw new IllegalArgumentException("maxCoreFraction must be > 0: " + maxCoreFraction);
+    }
+    CpuSampler.Window w = CpuSampler.sampleWindow(actual, window, platform);
+    if (w.totalCoreFraction() > maxCoreFraction) {
+      failWithMessage(
+          "expected %s to use at most %.0f%% of a core in total over %s, but it used %.0f%%"
+              + " (%d ms CPU in %d ms):%n  %s",
+          actual,
+          maxCoreFraction * 100,
+          window,
+          w.totalCoreFraction() * 100,
+          w.totalUsed().toMillis(),
+          w.elapsed().toMillis(),
+          w.members().stream().map(ProcessCpu::toString).collect(Collectors.joining("\n  ")));
     }
     return this;
   }

@@ -4,7 +4,9 @@ import static dev.lifecycle.testkit.LifecycleAssertions.assertThatPids;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
+import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.SupervisedProcess;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,6 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.reporting.ReportEntry;
+import org.junit.platform.engine.support.descriptor.ClassSource;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;
 import org.junit.platform.launcher.TestExecutionListener;
 import org.junit.platform.launcher.TestIdentifier;
@@ -65,7 +68,7 @@ class ProcessLeakExtensionSelfTest {
   static class SpinningOrphan {
     @RegisterExtension
     static ProcessLeakExtension leaks =
-        ProcessLeakExtension.builder().linger(Duration.ofMillis(300)).build();
+        ProcessLeakExtension.with(LeakOptions.builder().linger(Duration.ofMillis(300)));
 
     @Test
     void leaksASpinningDoubleForkedDaemon(@TempDir Path dir) throws Exception {
@@ -135,9 +138,12 @@ class ProcessLeakExtensionSelfTest {
         .hasMessageContaining("leaked 1 process")
         .hasMessageContaining("pid " + pid)
         .hasMessageContaining(": sleep 60")
-        .hasMessageMatching("(?s).*why: (seen as a descendant|carries a cookie).*")
+        .hasMessageMatching(
+            "(?s).*why: (in the check's cgroup|seen as a descendant|carries a marker).*")
+        .hasMessageMatching("(?s).*attribution: (CGROUP|EVIDENCE).*")
         .hasMessageContaining("parents: 1 (")
-        .hasMessageContaining("all of them were killed");
+        .hasMessageContaining("killed, so later tests start clean")
+        .hasMessageContaining("pid " + pid + " by ");
     assertThatPids(Set.of(pid)).areAllGone(Duration.ofSeconds(5));
   }
 
@@ -166,18 +172,29 @@ class ProcessLeakExtensionSelfTest {
   }
 
   @Test
-  void warnPassesTheTestButReportsAndKills() {
+  void warnPassesTheTestReportsAndKillsNothing() {
     Outcome outcome = run(WarnOnly.class);
     assertThat(outcome.only("leaksButOnlyWarns").getStatus())
         .isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
     long pid = outcome.leaked.get(0);
-    assertThat(outcome.entries).anyMatch(e -> e.contains("pid " + pid));
+    ProcessPlatform platform = ProcessPlatform.get();
+    var id = platform.identify(pid).orElseThrow();
+    try {
+      assertThat(outcome.entries)
+          .anyMatch(e -> e.contains("pid " + pid) && e.contains("action WARN: nothing was killed"));
+      assertThat(platform.probe(id)).isEqualTo(Liveness.ALIVE);
+    } finally {
+      platform.signal(id, Signal.KILL);
+    }
     assertThatPids(Set.of(pid)).areAllGone(Duration.ofSeconds(5));
   }
 
   /** What happened when the Launcher ran an inner class. */
   record Outcome(
-      Map<String, TestExecutionResult> results, List<String> entries, List<Long> leaked) {
+      Map<String, TestExecutionResult> results,
+      Map<String, TestExecutionResult> classes,
+      List<String> entries,
+      List<Long> leaked) {
     TestExecutionResult only(String method) {
       assertThat(results).containsOnlyKeys(method);
       return results.get(method);
@@ -185,11 +202,20 @@ class ProcessLeakExtensionSelfTest {
   }
 
   static Outcome run(Class<?> inner) {
+    return run(inner, Map.of());
+  }
+
+  /** Runs {@code inner} through the Launcher with these configuration parameters. */
+  static Outcome run(Class<?> inner, Map<String, String> configuration) {
     LEAKED.clear();
     Map<String, TestExecutionResult> results = new ConcurrentHashMap<>();
+    Map<String, TestExecutionResult> classes = new ConcurrentHashMap<>();
     ConcurrentLinkedQueue<String> entries = new ConcurrentLinkedQueue<>();
     LauncherDiscoveryRequest request =
-        LauncherDiscoveryRequestBuilder.request().selectors(selectClass(inner)).build();
+        LauncherDiscoveryRequestBuilder.request()
+            .selectors(selectClass(inner))
+            .configurationParameters(configuration)
+            .build();
     LauncherFactory.create()
         .execute(
             request,
@@ -199,6 +225,8 @@ class ProcessLeakExtensionSelfTest {
                 if (id.isTest()) {
                   String name = id.getDisplayName();
                   results.put(name.substring(0, name.indexOf('(')), result);
+                } else if (id.getSource().filter(ClassSource.class::isInstance).isPresent()) {
+                  classes.put(id.getDisplayName(), result);
                 }
               }
 
@@ -207,6 +235,10 @@ class ProcessLeakExtensionSelfTest {
                 entries.addAll(entry.getKeyValuePairs().values());
               }
             });
-    return new Outcome(Map.copyOf(results), new ArrayList<>(entries), new ArrayList<>(LEAKED));
+    return new Outcome(
+        Map.copyOf(results),
+        Map.copyOf(classes),
+        new ArrayList<>(entries),
+        new ArrayList<>(LEAKED));
   }
 }

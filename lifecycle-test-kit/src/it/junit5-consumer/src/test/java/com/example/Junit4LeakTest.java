@@ -1,0 +1,11 @@
+package com.example;
+
+import org.junit.Test;
+
+/** JUnit 4 through Vintage: checked by the kit's Platform listener. */
+public class Junit4LeakTest {
+  @Test
+  public void leaksADaemon() throws Exception {
+    Leaks.daemon("303");
+  }
+}

@@ -1,0 +1,14 @@
+package com.example;
+
+import org.junit.jupiter.api.Test;
+
+/** No annotation: checked because junit-platform.properties enables extension autodetection. */
+class AutodetectedLeakTest {
+  @Test
+  void leaksADaemon() throws Exception {
+    Leaks.daemon("302");
+  }
+
+  @Test
+  void clean() {}
+}

@@ -1,0 +1,34 @@
+package dev.lifecycle.testkit;
+
+import dev.lifecycle.process.ProcessIdentity;
+import java.util.Objects;
+
+/**
+ * One kill a leak check made: every process a check signals is listed in its {@link LeakReport}.
+ *
+ * @param identity the process (pid, start time, boot id)
+ * @param commandLine its command line when killed
+ * @param how the mechanism: {@code "cgroup.kill"}, {@code "SIGKILL (identity-checked)"}, {@code
+ *     "killpg <pgid>"}
+ * @param foundWhileKilling true for a process that was not in the leak list but appeared (a child
+ *     forked by a leak) while the leaks were being killed
+ */
+public record KilledProcess(
+    ProcessIdentity identity, String commandLine, String how, boolean foundWhileKilling) {
+  public KilledProcess {
+    Objects.requireNonNull(identity, "identity");
+    Objects.requireNonNull(commandLine, "commandLine");
+    Objects.requireNonNull(how, "how");
+  }
+
+  /** One report line. */
+  public String describe() {
+    return "pid "
+        + identity.pid()
+        + " by "
+        + how
+        + (foundWhileKilling ? " (appeared while killing: " : " (")
+        + commandLine
+        + ")";
+  }
+}

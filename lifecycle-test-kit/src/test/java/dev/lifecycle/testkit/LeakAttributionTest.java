@@ -1,0 +1,382 @@
+package dev.lifecycle.testkit;
+
+import static dev.lifecycle.testkit.ProcessLeakExtensionSelfTest.INNER;
+import static dev.lifecycle.testkit.ProcessLeakExtensionSelfTest.run;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.Signal;
+import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.testkit.ProcessLeakExtensionSelfTest.Outcome;
+import dev.lifecycle.tree.ProcessTree;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.platform.engine.TestExecutionResult.Status;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+
+/**
+ * What the leak check attributes, and on which evidence: real daemons started with a plain {@link
+ * ProcessBuilder} (each leaves its session and parent), an unclosed {@link ProcessTree} whose
+ * leader is {@code setsid}, a process a pre-existing service thread starts and declares shared, a
+ * class-level leak, and a JUnit 4 test run through Vintage. Every process carries the run's unique
+ * directory or token in its command line; {@link #endWhatIsLeft} proves none is left, and kills by
+ * identity whatever a broken kit left so the suite stays clean.
+ */
+@NoProcessLeaks
+class LeakAttributionTest {
+  static final Duration WAIT = Duration.ofSeconds(10);
+
+  /** Unique per run: every process of this class names it in its command line. */
+  static Path dir;
+
+  @BeforeEach
+  void makeDir() throws IOException {
+    dir =
+        Files.createTempDirectory(
+            "lifecycle-attr-",
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    Files.createSymbolicLink(dir.resolve("sleep"), Path.of("/bin/sleep"));
+  }
+
+  /** {@code sleep} by a path inside the run's directory, so its command line names the run. */
+  static String sleep() {
+    return dir.resolve("sleep").toString();
+  }
+
+  @AfterEach
+  void endWhatIsLeft() {
+    List<Long> left = withToken(dir.toString());
+    ProcessPlatform platform = ProcessPlatform.get();
+    for (long pid : left) {
+      platform.identify(pid).ifPresent(id -> platform.signal(id, Signal.KILL));
+    }
+    assertThat(left).as("processes of " + dir + " left behind").isEmpty();
+  }
+
+  /** Live pids whose command line contains {@code token}. */
+  static List<Long> withToken(String token) {
+    List<Long> out = new ArrayList<>();
+    for (long pid : ProcFs.pids()) {
+      Optional<List<String>> line = ProcFs.commandLine(pid);
+      boolean alive = ProcFs.stat(pid).map(p -> !p.hasExited()).orElse(false);
+      if (alive && line.isPresent() && String.join(" ", line.get()).contains(token)) {
+        out.add(pid);
+      }
+    }
+    return out;
+  }
+
+  static boolean cgroupTierExpected() {
+    boolean available = CgroupProbe.available();
+    if (!available && "true".equals(System.getenv("CI"))) {
+      throw new AssertionError("CI=true but no writable cgroup v2: " + CgroupProbe.reason());
+    }
+    return available;
+  }
+
+  static void start(String... command) throws Exception {
+    // Output to a file: a daemon that keeps our stdout would hold a pipe open forever.
+    Path log = Files.createTempFile(dir, "start", ".log");
+    Process p =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    boolean exited = p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+    String out = Files.readString(log);
+    if (!exited || p.exitValue() != 0) {
+      throw new AssertionError(String.join(" ", command) + " failed: " + out);
+    }
+  }
+
+  @Tag(INNER)
+  @NoProcessLeaks(linger = "300ms")
+  static class Daemons {
+    @Test
+    void setsidFork() throws Exception {
+      start("setsid", "-f", sleep(), "300");
+    }
+
+    @Test
+    void startStopDaemon() throws Exception {
+      start(
+          "start-stop-daemon",
+          "--start",
+          "--background",
+          "--pidfile",
+          dir.resolve("ssd.pid").toString(),
+          "--make-pidfile",
+          "--exec",
+          sleep(),
+          "--",
+          "300");
+    }
+
+    @Test
+    void daemonize() throws Exception {
+      start("daemonize", sleep(), "300");
+    }
+
+    @Test
+    void sshAgent() throws Exception {
+      start("ssh-agent", "-a", dir.resolve("agent.sock").toString());
+    }
+
+    @Test
+    void dbusDaemon() throws Exception {
+      start(
+          "dbus-daemon",
+          "--session",
+          "--fork",
+          "--nopidfile",
+          "--address=unix:path=" + dir.resolve("bus"));
+    }
+
+    @Test
+    void gpgAgent() throws Exception {
+      Path home = Files.createDirectory(dir.resolve("gnupg"));
+      start("gpg-agent", "--homedir", home.toString(), "--daemon");
+    }
+
+    @Test
+    void redis() throws Exception {
+      start(
+          "redis-server",
+          "--daemonize",
+          "yes",
+          "--port",
+          "0",
+          "--unixsocket",
+          dir.resolve("redis.sock").toString(),
+          "--dir",
+          dir.toString(),
+          "--pidfile",
+          dir.resolve("redis.pid").toString());
+    }
+
+    @Test
+    void nginx() throws Exception {
+      Files.createDirectories(dir.resolve("logs"));
+      Files.writeString(
+          dir.resolve("nginx.conf"),
+          "worker_processes 2;\n"
+              + "pid "
+              + dir.resolve("nginx.pid")
+              + ";\nerror_log "
+              + dir.resolve("error.log")
+              + ";\nevents {}\nhttp { access_log off; server { listen unix:"
+              + dir.resolve("nginx.sock")
+              + "; } }\n");
+      start("nginx", "-p", dir.toString(), "-c", dir.resolve("nginx.conf").toString());
+    }
+  }
+
+  @Test
+  void everyDaemonIsFoundInTheCgroupReportedAndKilled() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        cgroupTierExpected(), () -> "no writable cgroup v2: " + CgroupProbe.reason());
+    Outcome outcome = run(Daemons.class);
+    assertThat(outcome.results()).hasSize(8);
+    outcome
+        .results()
+        .forEach(
+            (name, result) -> {
+              assertThat(result.getStatus()).as(name).isEqualTo(Status.FAILED);
+              assertThat(result.getThrowable().orElseThrow())
+                  .as(name)
+                  .hasMessageContaining("attribution: CGROUP")
+                  .hasMessageContaining("why: in the check's cgroup (exact)")
+                  .hasMessageContaining("by cgroup.kill")
+                  .hasMessageNotContaining("cleanup FAILED");
+            });
+    // redis rewrites its command line to its title; the others keep the run's directory in it.
+    assertThat(outcome.results().get("redis").getThrowable().orElseThrow())
+        .hasMessageContaining("redis-server");
+    assertThat(outcome.results().get("nginx").getThrowable().orElseThrow())
+        .hasMessageContaining("nginx: master process")
+        .hasMessageContaining("nginx: worker process");
+    assertThat(withToken(dir.toString())).isEmpty();
+  }
+
+  @Tag(INNER)
+  @NoProcessLeaks(linger = "300ms")
+  static class UnclosedSetsidTree {
+    @Test
+    void spawnsAndNeverCloses() throws Exception {
+      ProcessTree.spawn(new ProcessBuilder("setsid", sleep(), "300"));
+    }
+  }
+
+  @Test
+  void anUnclosedTreeWhoseLeaderIsSetsidIsReportedInTheEvidenceTierThroughTheLibrary() {
+    Outcome outcome =
+        run(UnclosedSetsidTree.class, Map.of(LeakOptions.ATTRIBUTION_PARAMETER, "evidence"));
+    assertThat(outcome.only("spawnsAndNeverCloses").getThrowable().orElseThrow())
+        .hasMessageContaining("attribution: EVIDENCE")
+        .hasMessageContaining(sleep() + " 300")
+        .hasMessageContaining("why: member of a ProcessTree spawned during the check")
+        .hasMessageNotContaining("cleanup FAILED");
+    assertThat(withToken(dir.toString())).isEmpty();
+  }
+
+  @Test
+  void anUnclosedTreeWhoseLeaderIsSetsidIsReportedInTheCgroupTier() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        cgroupTierExpected(), () -> "no writable cgroup v2: " + CgroupProbe.reason());
+    Outcome outcome =
+        run(UnclosedSetsidTree.class, Map.of(LeakOptions.ATTRIBUTION_PARAMETER, "cgroup"));
+    assertThat(outcome.only("spawnsAndNeverCloses").getThrowable().orElseThrow())
+        .hasMessageContaining("attribution: CGROUP")
+        .hasMessageContaining(sleep() + " 300")
+        .hasMessageNotContaining("cleanup FAILED");
+    assertThat(withToken(dir.toString())).isEmpty();
+  }
+
+  /** A service started before any test; it starts a shared server lazily, during a test. */
+  @Tag(INNER)
+  @NoProcessLeaks(linger = "300ms")
+  static class SharedService {
+    static ExecutorService service;
+
+    @BeforeAll
+    static void startService() {
+      service = Executors.newSingleThreadExecutor();
+    }
+
+    @Test
+    void usesTheServiceWhichStartsItsServerNow() throws Exception {
+      Process server =
+          service
+              .submit(
+                  () -> {
+                    Process p = new ProcessBuilder(sleep(), "300").start();
+                    SharedProcesses.declare(p);
+                    return p;
+                  })
+              .get();
+      assertThat(server.isAlive()).isTrue();
+    }
+  }
+
+  @Test
+  void aDeclaredSharedServerIsNeitherReportedNorKilled() {
+    Outcome outcome = run(SharedService.class);
+    var result = outcome.only("usesTheServiceWhichStartsItsServerNow");
+    assertThat(result.getStatus()).as(result.toString()).isEqualTo(Status.SUCCESSFUL);
+    assertThat(outcome.classes().values())
+        .as(outcome.classes().toString())
+        .allMatch(r -> r.getStatus() == Status.SUCCESSFUL);
+    List<Long> alive = withToken(dir.toString());
+    assertThat(alive).as("the shared server outlives the checks").hasSize(1);
+    SharedService.service.shutdownNow();
+    // Declared processes are the user's to end.
+    ProcessPlatform.get().signal(identity(alive.get(0)), Signal.KILL);
+    org.assertj.core.api.Assertions.assertThat(
+            Polling.until(WAIT, () -> withToken(dir.toString()).isEmpty()))
+        .isTrue();
+  }
+
+  @Tag(INNER)
+  @NoProcessLeaks(linger = "300ms")
+  static class ClassFixtureLeak {
+    @BeforeAll
+    static void startsAFixtureAndForgetsIt() throws Exception {
+      new ProcessBuilder(sleep(), "300").start();
+    }
+
+    @Test
+    void clean() {}
+  }
+
+  @Test
+  void aLeakOfTheClassFixturesFailsTheClassNotTheMethod() {
+    Outcome outcome = run(ClassFixtureLeak.class);
+    assertThat(outcome.only("clean").getStatus()).isEqualTo(Status.SUCCESSFUL);
+    var result =
+        outcome.classes().entrySet().stream()
+            .filter(e -> e.getKey().endsWith("ClassFixtureLeak"))
+            .findFirst()
+            .orElseThrow()
+            .getValue();
+    assertThat(result.getStatus()).isEqualTo(Status.FAILED);
+    assertThat(result.getThrowable().orElseThrow())
+        .hasMessageContaining("ClassFixtureLeak leaked 1 process")
+        .hasMessageContaining(sleep() + " 300");
+    assertThat(withToken(dir.toString())).isEmpty();
+  }
+
+  /** A JUnit 4 test (Vintage engine); never found by surefire itself (a nested class). */
+  public static class Junit4Leak {
+    @org.junit.Test
+    public void leaksADaemon() throws Exception {
+      start("setsid", "-f", sleep(), "300");
+    }
+  }
+
+  @Test
+  void aJunit4TestIsCheckedByThePlatformListener() {
+    ConcurrentLinkedQueue<LeakReport> reports = new ConcurrentLinkedQueue<>();
+    ProcessLeakListener listener =
+        new ProcessLeakListener(LeakOptions.builder().linger("300ms"), reports::add);
+    LauncherFactory.create()
+        .execute(
+            LauncherDiscoveryRequestBuilder.request()
+                .selectors(selectClass(Junit4Leak.class))
+                .build(),
+            listener);
+    assertThat(reports).hasSize(1);
+    LeakReport report = reports.peek();
+    assertThat(report.testName()).contains("leaksADaemon");
+    assertThat(report.leaks()).hasSize(1);
+    assertThat(report.leaks().get(0).commandLine()).contains(sleep() + " 300");
+    assertThat(report.kills())
+        .extracting(k -> k.identity().pid())
+        .contains(report.leaks().get(0).pid());
+    assertThat(withToken(dir.toString())).isEmpty();
+  }
+
+  /** Whether this JVM can create and enter a cgroup (as the kit does), and why not. */
+  static final class CgroupProbe {
+    private static String reason = "";
+    private static final boolean AVAILABLE = probe();
+
+    static boolean available() {
+      return AVAILABLE;
+    }
+
+    static String reason() {
+      return reason;
+    }
+
+    private static boolean probe() {
+      try {
+        TestCgroup c = TestCgroup.enter("probe", Optional.empty());
+        c.leave();
+        c.remove();
+        return true;
+      } catch (TestCgroup.Unavailable | IOException e) {
+        reason = e.getMessage();
+        return false;
+      }
+    }
+  }
+
+  static ProcessIdentity identity(long pid) {
+    return ProcessPlatform.get().identify(pid).orElseThrow();
+  }
+}

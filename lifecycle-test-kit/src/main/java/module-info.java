@@ -7,10 +7,15 @@ module dev.lifecycle.testkit {
   requires transitive dev.lifecycle.core;
   requires transitive org.junit.jupiter.api;
   requires transitive org.assertj.core;
-  requires dev.lifecycle.posix;
+  requires static org.junit.platform.launcher; // only ProcessLeakListener, loaded by a launcher
   requires org.slf4j;
   requires static testcontainers;
 
   exports dev.lifecycle.testkit;
   exports dev.lifecycle.testkit.container;
+
+  provides org.junit.jupiter.api.extension.Extension with
+      dev.lifecycle.testkit.ProcessLeakExtension;
+  provides org.junit.platform.launcher.TestExecutionListener with
+      dev.lifecycle.testkit.ProcessLeakListener;
 }

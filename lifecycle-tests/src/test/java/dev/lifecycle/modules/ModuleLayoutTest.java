@@ -43,7 +43,8 @@ class ModuleLayoutTest {
         .containsExactlyInAnyOrder("dev.lifecycle.posix", "dev.lifecycle.testkit");
     assertThat(exported(core).get("dev.lifecycle.process.cgroup"))
         .containsExactlyInAnyOrder("dev.lifecycle.posix", "dev.lifecycle.testkit");
-    assertThat(internal(core)).containsExactly("dev.lifecycle.process.jdk");
+    assertThat(internal(core))
+        .containsExactlyInAnyOrder("dev.lifecycle.internal", "dev.lifecycle.process.jdk");
     assertThat(core.uses()).containsExactly(ProcessPlatformProvider.class.getName());
     assertThat(core.requires().stream().map(ModuleDescriptor.Requires::name)).contains("org.slf4j");
   }

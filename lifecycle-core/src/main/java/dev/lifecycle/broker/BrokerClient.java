@@ -31,12 +31,12 @@ import org.slf4j.LoggerFactory;
  * BrokerLimits#UNRESPONSIVE_WAIT} to answer or clear its record, then {@code ensure()} fails naming
  * its pid.
  *
- * <p>A new broker is spawned as a detached {@link ProcessTree} (its own session; pipes become
- * {@code /dev/null} or discard, since nobody reads them once this client is gone) and must publish
- * a record naming itself with a reachable endpoint within {@link BrokerLimits#READY}. If it does
- * not, its tree is terminated and its record reclaimed before {@code ensure()} fails: a live broker
- * is never left behind without its files. On success it is left running: its own idle timeout ends
- * it.
+ * <p>A new broker is spawned as a detached {@link dev.lifecycle.tree.ProcessTree} (its own session;
+ * pipes become {@code /dev/null} or discard, since nobody reads them once this client is gone) and
+ * must publish a record naming itself with a reachable endpoint within {@link BrokerLimits#READY}.
+ * If it does not, its tree is terminated and its record reclaimed before {@code ensure()} fails: a
+ * live broker is never left behind without its files. On success it is left running: its own idle
+ * timeout ends it.
  *
  * <p>The spawned command gets {@link #DIRECTORY_VARIABLE} and {@link #NAME_VARIABLE} in its
  * environment. Thread-safe.

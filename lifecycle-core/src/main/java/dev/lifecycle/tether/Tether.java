@@ -110,6 +110,17 @@ public final class Tether implements AutoCloseable {
     }
   }
 
+  /**
+   * The sidecar of the JVM-wide tether when {@link #shared()} has started one that is still active,
+   * else empty; never starts one. The sidecar lives as long as the JVM, so tools that hunt leaked
+   * processes (the test kit) must not count it as the leak of whatever first used it.
+   */
+  public static Optional<ProcessIdentity> sharedSidecar() {
+    synchronized (SHARED_LOCK) {
+      return shared != null && shared.isActive() ? Optional.of(shared.sidecar()) : Optional.empty();
+    }
+  }
+
   /** Starts a tether of its own with the default settings. */
   public static Tether start() throws IOException {
     return builder().start();

@@ -56,6 +56,7 @@ final class Spawner {
     if (options.cgroup().isPresent()) {
       // The program must run its first instruction inside: a daemon forks within a millisecond
       // of its exec, sooner than this thread returns from posix_spawn on a loaded machine.
+      requireExecutable(program, command, directory);
       argv = options.cgroup().get().enteringCommand(command);
       program = resolve(argv, builder.environment(), directory);
     }
@@ -228,6 +229,24 @@ final class Spawner {
     }
     int errno = denied ? OsConstants.EACCES : OsConstants.ENOENT;
     throw failure(command, directory, LibC.describe(errno) + " (searched PATH=" + searchPath + ")");
+  }
+
+  /**
+   * Behind the {@code /bin/sh} that enters the cgroup, a missing program would become exit status
+   * 127; check it here so the spawn fails with the errno, as it does without a cgroup.
+   */
+  private static void requireExecutable(String program, List<String> command, File directory)
+      throws IOException {
+    Path path = Path.of(program);
+    if (!path.isAbsolute() && directory != null) {
+      path = directory.toPath().resolve(path);
+    }
+    if (!Files.exists(path)) {
+      throw failure(command, directory, LibC.describe(OsConstants.ENOENT));
+    }
+    if (Files.isDirectory(path) || !Files.isExecutable(path)) {
+      throw failure(command, directory, LibC.describe(OsConstants.EACCES));
+    }
   }
 
   private static IOException failure(List<String> command, File directory, String reason) {

@@ -4,6 +4,7 @@ import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.ProcessTable;
+import dev.lifecycle.tether.Tether;
 import dev.lifecycle.tree.ProcessTree;
 import java.util.Objects;
 import java.util.Optional;
@@ -64,6 +65,9 @@ public final class SharedProcesses {
 
   /** Whether {@code p} is declared or belongs to something declared. */
   static boolean covers(ProcessInfo p, ProcessTable table, Optional<String> cookie) {
+    if (isSharedTether(p, table.bootId())) {
+      return true;
+    }
     if (isEmpty()) {
       return false;
     }
@@ -87,6 +91,14 @@ public final class SharedProcesses {
       }
     }
     return false;
+  }
+
+  /** The library's JVM-wide tether sidecar: shared by design, whichever test started it. */
+  private static boolean isSharedTether(ProcessInfo p, String boot) {
+    return Tether.sharedSidecar()
+        .filter(
+            id -> id.pid() == p.pid() && id.match(p.identity(boot)) == ProcessIdentity.Match.SAME)
+        .isPresent();
   }
 
   private static boolean isDeclared(ProcessInfo p, String boot) {

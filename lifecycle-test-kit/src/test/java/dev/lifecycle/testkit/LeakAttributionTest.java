@@ -10,6 +10,7 @@ import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.procfs.ProcFs;
 import dev.lifecycle.testkit.ProcessLeakExtensionSelfTest.Outcome;
+import dev.lifecycle.tether.Tether;
 import dev.lifecycle.tree.ProcessTree;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -289,6 +290,32 @@ class LeakAttributionTest {
     org.assertj.core.api.Assertions.assertThat(
             Polling.until(WAIT, () -> withToken(dir.toString()).isEmpty()))
         .isTrue();
+  }
+
+  /** The first use of the library's JVM-wide tether happens inside a tracked test. */
+  @Tag(INNER)
+  @NoProcessLeaks(linger = "300ms")
+  static class FirstTetherUse {
+    @Test
+    void startsTheSharedTether() {
+      assertThat(Tether.shared().isActive()).isTrue();
+    }
+  }
+
+  @Test
+  void theSharedTetherIsTheJvmsHelperNeitherReportedNorKilled() {
+    Tether.sharedSidecar().ifPresent(id -> Tether.shared().close()); // so the inner test starts it
+    assertThat(Tether.sharedSidecar()).isEmpty();
+    Outcome outcome = run(FirstTetherUse.class);
+    var result = outcome.only("startsTheSharedTether");
+    assertThat(result.getStatus()).as(result.toString()).isEqualTo(Status.SUCCESSFUL);
+    assertThat(outcome.classes().values())
+        .as(outcome.classes().toString())
+        .allMatch(r -> r.getStatus() == Status.SUCCESSFUL);
+    ProcessIdentity sidecar = Tether.sharedSidecar().orElseThrow();
+    assertThat(ProcessPlatform.get().probe(sidecar))
+        .as("the sidecar outlives the checks")
+        .isEqualTo(dev.lifecycle.process.Liveness.ALIVE);
   }
 
   @Tag(INNER)

@@ -1,6 +1,7 @@
 package dev.lifecycle.tree;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lifecycle.Await;
 import dev.lifecycle.Fixtures;
@@ -317,6 +318,20 @@ class CgroupTreeTest {
     assertThat(report.isComplete()).isTrue();
     assertThat(report.killed()).hasSizeGreaterThanOrEqualTo(501);
     assertThat(tree.cgroup().orElseThrow().exists()).isFalse();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("platforms")
+  void aProgramThatCannotRunFailsTheSpawnWithItsErrnoAsWithoutACgroup(ProcessPlatform platform)
+      throws IOException {
+    Path missing = dir.resolve("no-such-program");
+    assertThatThrownBy(() -> spawn(platform, new ProcessBuilder(missing.toString()), CGROUP))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("error=2");
+    Path notExecutable = Files.writeString(dir.resolve("not-executable"), "#!/bin/sh\n");
+    assertThatThrownBy(() -> spawn(platform, new ProcessBuilder(notExecutable.toString()), CGROUP))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("error=13");
   }
 
   @Test

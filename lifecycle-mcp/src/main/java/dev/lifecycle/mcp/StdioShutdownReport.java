@@ -42,6 +42,11 @@ public record StdioShutdownReport(
     KILL
   }
 
+  /**
+   * Checks that every component is given (absent values are empty {@code Optional}s).
+   *
+   * @throws NullPointerException if a component is {@code null}
+   */
   public StdioShutdownReport {
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(endedBy, "endedBy");
@@ -51,7 +56,12 @@ public record StdioShutdownReport(
     Objects.requireNonNull(elapsed, "elapsed");
   }
 
-  /** Whether every process of the server's tree is proven gone. */
+  /**
+   * Whether every process of the server's tree is proven gone.
+   *
+   * @return {@code true} if the tree's report is complete or the server never started, {@code
+   *     false} if a process survived SIGKILL or could not be proven gone
+   */
   public boolean isComplete() {
     return tree.map(TerminationReport::isComplete).orElse(true);
   }

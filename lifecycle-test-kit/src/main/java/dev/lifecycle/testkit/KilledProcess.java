@@ -15,13 +15,22 @@ import java.util.Objects;
  */
 public record KilledProcess(
     ProcessIdentity identity, String commandLine, String how, boolean foundWhileKilling) {
+  /**
+   * Checks the components.
+   *
+   * @throws NullPointerException if a component is {@code null}
+   */
   public KilledProcess {
     Objects.requireNonNull(identity, "identity");
     Objects.requireNonNull(commandLine, "commandLine");
     Objects.requireNonNull(how, "how");
   }
 
-  /** One report line. */
+  /**
+   * One report line.
+   *
+   * @return pid, mechanism, whether it appeared while killing, and command line
+   */
   public String describe() {
     return "pid "
         + identity.pid()

@@ -30,6 +30,11 @@ public record LeakReport(
     List<Long> survivors,
     String caveat) {
 
+  /**
+   * Copies the lists.
+   *
+   * @throws NullPointerException if a component is {@code null}
+   */
   public LeakReport {
     Objects.requireNonNull(testName, "testName");
     Objects.requireNonNull(tier, "tier");
@@ -42,6 +47,12 @@ public record LeakReport(
     Objects.requireNonNull(caveat, "caveat");
   }
 
+  /**
+   * Whether the check found no leak ({@code leaks} is empty); kills and survivors are not
+   * considered.
+   *
+   * @return {@code true} if nothing leaked
+   */
   public boolean isClean() {
     return leaks.isEmpty();
   }
@@ -50,7 +61,11 @@ public record LeakReport(
     return new LeakReport(testName, tier, tierNote, leaks, waited, action, done, alive, caveat);
   }
 
-  /** The readable report: tier, one entry per leaked process with its evidence, every kill. */
+  /**
+   * The readable report: tier, one entry per leaked process with its evidence, every kill.
+   *
+   * @return the report as multi-line text
+   */
   public String render() {
     StringBuilder out = new StringBuilder();
     if (isClean()) {

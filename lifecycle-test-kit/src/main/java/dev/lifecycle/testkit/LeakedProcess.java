@@ -61,6 +61,11 @@ public record LeakedProcess(
     }
   }
 
+  /**
+   * Copies {@code parentChain}.
+   *
+   * @throws NullPointerException if a component is {@code null}
+   */
   public LeakedProcess {
     Objects.requireNonNull(identity, "identity");
     Objects.requireNonNull(commandLine, "commandLine");
@@ -71,11 +76,20 @@ public record LeakedProcess(
     Objects.requireNonNull(reason, "reason");
   }
 
+  /**
+   * The leaked process's pid, from its {@code identity}.
+   *
+   * @return the pid
+   */
   public long pid() {
     return identity.pid();
   }
 
-  /** One report line. */
+  /**
+   * One report line.
+   *
+   * @return pid, state, age, CPU time, command line, parent chain and why it counts as a leak
+   */
   public String describe() {
     return "pid "
         + pid()

@@ -25,6 +25,11 @@ public record ShutdownReport(
     List<String> problems,
     Duration elapsed) {
 
+  /**
+   * Copies the lists.
+   *
+   * @throws NullPointerException if a component is {@code null}
+   */
   public ShutdownReport {
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(elapsed, "elapsed");
@@ -33,7 +38,12 @@ public record ShutdownReport(
     problems = List.copyOf(problems);
   }
 
-  /** Whether every backend tree is proven gone and nothing went wrong. */
+  /**
+   * Whether every backend tree is proven gone and nothing went wrong.
+   *
+   * @return {@code true} if no problem was met, no artifact left and every backend report is
+   *     complete
+   */
   public boolean isClean() {
     return problems.isEmpty()
         && artifactsLeft.isEmpty()

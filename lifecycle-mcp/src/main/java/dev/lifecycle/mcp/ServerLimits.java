@@ -48,7 +48,13 @@ public record ServerLimits(Limit startup, Limit idle, Limit wallClock) {
   /**
    * Checks that every limit is given; use {@link Limit#disabled()} for no limit.
    *
-   * @throws NullPointerException if a limit is {@code null}
+   * @param startup from spawn until the server has answered {@code initialize} successfully
+   *     (default {@link #DEFAULT_STARTUP}); covers an {@code npx} that hangs downloading and a
+   *     server stuck before it reads its stdin
+   * @param idle how long no request may be in flight, in either direction, before the server is
+   *     shut down (default disabled); counted from the successful {@code initialize}
+   * @param wallClock the server's whole lifetime from spawn (default disabled)
+   * @throws NullPointerException if a component is {@code null}
    */
   public ServerLimits {
     Objects.requireNonNull(startup, "startup");

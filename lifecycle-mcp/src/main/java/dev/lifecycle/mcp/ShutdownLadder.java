@@ -59,7 +59,10 @@ public record ShutdownLadder(Limit stdinWait, Limit termGrace, Limit killVerify)
   /**
    * Checks that every step is given; use {@link Limit#disabled()} for a step that must not wait.
    *
-   * @throws NullPointerException if a step is {@code null}
+   * @param stdinWait how long the tree may take to exit after its stdin reached end-of-file
+   * @param termGrace how long the tree may take to exit after SIGTERM
+   * @param killVerify how long to wait after SIGKILL before the rest is reported as survivors
+   * @throws NullPointerException if a component is {@code null}
    */
   public ShutdownLadder {
     Objects.requireNonNull(stdinWait, "stdinWait");

@@ -76,7 +76,12 @@ public final class FixtureScript {
 
   /**
    * Appends {@code spawn count { body }}: start {@code count} background children, each running
-   * {@code body}; throws {@link IllegalArgumentException} if {@code count} is negative.
+   * {@code body}.
+   *
+   * @param count how many children, at least 0
+   * @param body what each new process runs
+   * @return a new, longer script; this one is unchanged
+   * @throws IllegalArgumentException if {@code count} is negative
    */
   public FixtureScript spawn(int count, FixtureScript body) {
     requireNonNegative("spawn count", count);
@@ -85,8 +90,12 @@ public final class FixtureScript {
 
   /**
    * Appends {@code chain depth { body }}: a chain of {@code depth} processes below this one, every
-   * level starting the next, then running {@code body}; throws {@link IllegalArgumentException} if
-   * {@code depth} is negative.
+   * level starting the next, then running {@code body}.
+   *
+   * @param depth how many levels, at least 0
+   * @param body what every level runs after starting the next
+   * @return a new, longer script; this one is unchanged
+   * @throws IllegalArgumentException if {@code depth} is negative
    */
   public FixtureScript chain(int depth, FixtureScript body) {
     requireNonNegative("chain depth", depth);
@@ -96,6 +105,9 @@ public final class FixtureScript {
   /**
    * Appends {@code setsid { body }}: a child in a new session (an escapee) running {@code body};
    * exits 97 where util-linux {@code setsid(1)} is absent.
+   *
+   * @param body what each new process runs
+   * @return a new, longer script; this one is unchanged
    */
   public FixtureScript setsid(FixtureScript body) {
     return append(List.of("setsid"), body);
@@ -104,6 +116,9 @@ public final class FixtureScript {
   /**
    * Appends {@code daemon { body }}: a double fork whose grandchild runs {@code body} and is
    * re-parented to init or the nearest subreaper at once.
+   *
+   * @param body what the re-parented grandchild runs
+   * @return a new, longer script; this one is unchanged
    */
   public FixtureScript doubleFork(FixtureScript body) {
     return append(List.of("daemon"), body);
@@ -112,6 +127,8 @@ public final class FixtureScript {
   /**
    * Appends {@code ignore-term}: SIGTERM is ignored from here on, also by children started
    * afterwards.
+   *
+   * @return a new, longer script; this one is unchanged
    */
   public FixtureScript ignoreTerm() {
     return with("ignore-term");
@@ -120,22 +137,38 @@ public final class FixtureScript {
   /**
    * Appends {@code exit-on-term code}: on SIGTERM the process ends its current sleep and exits with
    * {@code code} (0-255).
+   *
+   * @param code the exit code, 0-255
+   * @return a new, longer script; this one is unchanged
+   * @throws IllegalArgumentException if {@code code} is not within 0-255
    */
   public FixtureScript exitOnTerm(int code) {
     return with("exit-on-term", exitCode(code));
   }
 
-  /** Appends {@code close-stdin}: closes file descriptor 0. */
+  /**
+   * Appends {@code close-stdin}: closes file descriptor 0.
+   *
+   * @return a new, longer script; this one is unchanged
+   */
   public FixtureScript closeStdin() {
     return with("close-stdin");
   }
 
-  /** Appends {@code close-stdout}: closes file descriptor 1. */
+  /**
+   * Appends {@code close-stdout}: closes file descriptor 1.
+   *
+   * @return a new, longer script; this one is unchanged
+   */
   public FixtureScript closeStdout() {
     return with("close-stdout");
   }
 
-  /** Appends {@code close-stderr}: closes file descriptor 2. */
+  /**
+   * Appends {@code close-stderr}: closes file descriptor 2.
+   *
+   * @return a new, longer script; this one is unchanged
+   */
   public FixtureScript closeStderr() {
     return with("close-stderr");
   }
@@ -143,12 +176,18 @@ public final class FixtureScript {
   /**
    * Appends {@code detach-stdio}: redirects descriptors 0-2 to {@code /dev/null}, so the process
    * stops holding its parent's pipes.
+   *
+   * @return a new, longer script; this one is unchanged
    */
   public FixtureScript detachStdio() {
     return with("detach-stdio");
   }
 
-  /** Appends {@code announce}: prints {@code pid <pid>} on stdout. */
+  /**
+   * Appends {@code announce}: prints {@code pid <pid>} on stdout.
+   *
+   * @return a new, longer script; this one is unchanged
+   */
   public FixtureScript announce() {
     return with("announce");
   }
@@ -156,14 +195,19 @@ public final class FixtureScript {
   /**
    * Appends {@code ready}: prints {@code ready <pid>} on stdout once the children above are forked
    * (read it with {@link FixtureChild#awaitReady}).
+   *
+   * @return a new, longer script; this one is unchanged
    */
   public FixtureScript ready() {
     return with("ready");
   }
 
   /**
-   * Appends {@code print word}: prints {@code word} (one word of [A-Za-z0-9._:+-], else {@link
-   * IllegalArgumentException}) on stdout.
+   * Appends {@code print word}: prints {@code word} on stdout.
+   *
+   * @param word the word to print
+   * @return a new, longer script; this one is unchanged
+   * @throws IllegalArgumentException if {@code word} is not one word of [A-Za-z0-9._:+-]
    */
   public FixtureScript print(String word) {
     if (!WORD.matcher(word).matches()) {
@@ -172,7 +216,11 @@ public final class FixtureScript {
     return with("print", word);
   }
 
-  /** Appends {@code spin}: busy-loops forever on one core. */
+  /**
+   * Appends {@code spin}: busy-loops forever on one core.
+   *
+   * @return a new, longer script; this one is unchanged
+   */
   public FixtureScript spin() {
     return with("spin");
   }
@@ -180,6 +228,8 @@ public final class FixtureScript {
   /**
    * Appends {@code write-forever}: writes lines to stdout forever; a closed pipe kills the process
    * by SIGPIPE (exit 141 as seen from Java).
+   *
+   * @return a new, longer script; this one is unchanged
    */
   public FixtureScript writeForever() {
     return with("write-forever");
@@ -188,14 +238,21 @@ public final class FixtureScript {
   /**
    * Appends {@code write-until-epipe code}: ignores SIGPIPE, writes until a write fails with EPIPE,
    * prints {@code epipe <pid>} on stderr and exits with {@code code}.
+   *
+   * @param code the exit code after EPIPE, 0-255
+   * @return a new, longer script; this one is unchanged
+   * @throws IllegalArgumentException if {@code code} is not within 0-255
    */
   public FixtureScript writeUntilEpipe(int code) {
     return with("write-until-epipe", exitCode(code));
   }
 
   /**
-   * Appends {@code sleep seconds}: sleeps for {@code duration} (millisecond resolution; negative
-   * throws {@link IllegalArgumentException}).
+   * Appends {@code sleep seconds}: sleeps for {@code duration} (millisecond resolution).
+   *
+   * @param duration how long, not negative
+   * @return a new, longer script; this one is unchanged
+   * @throws IllegalArgumentException if {@code duration} is negative
    */
   public FixtureScript sleep(Duration duration) {
     if (duration.isNegative()) {
@@ -205,12 +262,22 @@ public final class FixtureScript {
     return with("sleep", seconds.stripTrailingZeros().toPlainString());
   }
 
-  /** Appends {@code wait}: waits for every background child. */
+  /**
+   * Appends {@code wait}: waits for every background child.
+   *
+   * @return a new, longer script; this one is unchanged
+   */
   public FixtureScript waitForChildren() {
     return with("wait");
   }
 
-  /** Appends {@code exit code}: exits with {@code code} (0-255). */
+  /**
+   * Appends {@code exit code}: exits with {@code code} (0-255).
+   *
+   * @param code the exit code, 0-255
+   * @return a new, longer script; this one is unchanged
+   * @throws IllegalArgumentException if {@code code} is not within 0-255
+   */
   public FixtureScript exit(int code) {
     return with("exit", exitCode(code));
   }

@@ -18,6 +18,12 @@ public record KilledProcess(
   /**
    * Checks the components.
    *
+   * @param identity the process (pid, start time, boot id)
+   * @param commandLine its command line when killed
+   * @param how the mechanism: {@code "cgroup.kill"}, {@code "SIGKILL (identity-checked)"}, {@code
+   *     "killpg <pgid>"}
+   * @param foundWhileKilling true for a process that was not in the leak list but appeared (a child
+   *     forked by a leak) while the leaks were being killed
    * @throws NullPointerException if a component is {@code null}
    */
   public KilledProcess {

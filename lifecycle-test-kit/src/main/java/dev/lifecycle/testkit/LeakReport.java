@@ -33,6 +33,16 @@ public record LeakReport(
   /**
    * Copies the lists.
    *
+   * @param testName the test (or class) the leaks are attributed to
+   * @param tier the attribution tier in force ({@link Attribution#CGROUP} or {@link
+   *     Attribution#EVIDENCE})
+   * @param tierNote where the cgroup was, or why the cgroup tier was not used; {@code ""} for none
+   * @param leaks the leaked processes, empty when clean
+   * @param waited how long the check lingered for them to exit by themselves
+   * @param action what the check does with leaks ({@link LeakAction#WARN} kills nothing)
+   * @param kills every process the check killed, leaks and what appeared while killing them
+   * @param survivors pids still alive after the kills (non-empty is an error)
+   * @param caveat a note on attribution quality (e.g. concurrent tests), {@code ""} for none
    * @throws NullPointerException if a component is {@code null}
    */
   public LeakReport {

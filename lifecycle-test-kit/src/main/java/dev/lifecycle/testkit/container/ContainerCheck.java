@@ -232,7 +232,9 @@ public final class ContainerCheck {
     /**
      * Copies {@code processes}.
      *
-     * @throws NullPointerException if an argument is {@code null}
+     * @param processes one row per process: {@code "<pid> <state> ppid <ppid> (<comm>)"}
+     * @param logs the container's output
+     * @throws NullPointerException if a component is {@code null}
      */
     public Result {
       processes = List.copyOf(processes);

@@ -14,6 +14,8 @@ public record BrokerSession(SessionRecord record, boolean started) {
   /**
    * Checks the record.
    *
+   * @param record its record, as read when it answered
+   * @param started whether this call started it (false: an existing broker was reused)
    * @throws NullPointerException if {@code record} is {@code null}
    */
   public BrokerSession {

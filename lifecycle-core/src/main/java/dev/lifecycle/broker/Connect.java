@@ -65,6 +65,9 @@ public final class Connect {
   /**
    * Spawns a backend and connects to it.
    *
+   * @throws Exception the spawn's or the connect's error (a {@link
+   *     java.util.concurrent.TimeoutException} past {@code connectTimeout}), after the tree was
+   *     terminated
    * @param <T> what the connector returns
    * @param spawn starts the backend
    * @param connect connects to the spawned backend

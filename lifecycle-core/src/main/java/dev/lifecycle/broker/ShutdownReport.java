@@ -28,6 +28,13 @@ public record ShutdownReport(
   /**
    * Copies the lists.
    *
+   * @param reason the trigger that started the pass
+   * @param recordCleared whether the pass removed its own record (false when it was never published
+   *     or a successor's record had replaced it)
+   * @param artifactsLeft own artifacts that could not be removed
+   * @param backends one report per backend tree, in adoption order
+   * @param problems failures met on the way; the pass went on regardless
+   * @param elapsed from the trigger to the end of the pass
    * @throws NullPointerException if a component is {@code null}
    */
   public ShutdownReport {

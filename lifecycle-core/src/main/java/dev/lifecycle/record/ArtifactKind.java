@@ -23,7 +23,7 @@ public enum ArtifactKind {
   /**
    * The name used in the record file, e.g. {@code pid-file}.
    *
-   * @return the key, stable across versions of the record format
+   * @return the key as the record file spells it
    */
   public String key() {
     return key;

@@ -128,7 +128,11 @@ public record ReadResult(
         List.of());
   }
 
-  /** Whether the record may be used to connect. */
+  /**
+   * Whether the record may be used to connect.
+   *
+   * @return {@code true} only for {@link Status#VALID}
+   */
   public boolean isValid() {
     return status == Status.VALID;
   }

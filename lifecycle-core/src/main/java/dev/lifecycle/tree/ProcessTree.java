@@ -121,10 +121,6 @@ public final class ProcessTree implements AutoCloseable {
   /**
    * Spawns {@code builder}'s command as a tree on {@link ProcessPlatform#get()}.
    *
-   * @param platform spawns, reads and signals the tree's processes
-   * @param builder the leader's command, directory, environment and redirects
-   * @param options grace and containment of the tree
-   * @return the running tree
    * @param builder the leader's command, directory, environment and redirects
    * @return the running tree, with {@link TreeOptions#defaults()}
    * @throws IOException when the program cannot be started, or when the options require the CGROUP
@@ -137,13 +133,6 @@ public final class ProcessTree implements AutoCloseable {
   /**
    * Spawns {@code builder}'s command as a tree on {@link ProcessPlatform#get()}.
    *
-   * @param platform spawns, reads and signals the tree's processes
-   * @param builder the leader's command, directory, environment and redirects
-   * @param options grace and containment of the tree
-   * @param beforeStart called with the cookie and cgroup before the leader starts
-   * @return the running tree
-   * @throws IOException when the program cannot be started, or when the options require the CGROUP
-   *     tier and it is not available, or when {@code beforeStart} threw
    * @param builder the leader's command, directory, environment and redirects
    * @param options grace and containment of the tree
    * @return the running tree
@@ -158,6 +147,10 @@ public final class ProcessTree implements AutoCloseable {
    * Spawns {@code builder}'s command as a tree: a new session, the leader held unreaped after its
    * exit, a fresh cookie, and in the CGROUP tier a cgroup of its own.
    *
+   * @param platform spawns, reads and signals the tree's processes
+   * @param builder the leader's command, directory, environment and redirects
+   * @param options grace and containment of the tree
+   * @return the running tree
    * @throws IOException when the program cannot be started, or when the options require the CGROUP
    *     tier and it is not available (the message names the reason)
    */
@@ -172,6 +165,14 @@ public final class ProcessTree implements AutoCloseable {
    * the tree's cookie and cgroup after they exist and before the leader is started (and again if
    * the tree falls back to the SESSION tier). If the hook throws, nothing is started, the cgroup is
    * removed and the failure is rethrown (as an {@link IOException}).
+   *
+   * @param platform spawns, reads and signals the tree's processes
+   * @param builder the leader's command, directory, environment and redirects
+   * @param options grace and containment of the tree
+   * @param beforeStart called with the cookie and cgroup before the leader starts
+   * @return the running tree
+   * @throws IOException when the program cannot be started, or when the options require the CGROUP
+   *     tier and it is not available, or when {@code beforeStart} threw
    */
   public static ProcessTree spawn(
       ProcessPlatform platform,

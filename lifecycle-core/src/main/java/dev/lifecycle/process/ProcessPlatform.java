@@ -119,7 +119,8 @@ public interface ProcessPlatform {
    * {@link Liveness#ALIVE_NOT_OURS} on EPERM, {@link Liveness#GONE} on ESRCH or zombie.
    *
    * @param pid the process id, positive
-   * @return what a null signal to {@code pid} says now
+   * @return {@link Liveness#ALIVE}, {@link Liveness#ALIVE_NOT_OURS} or {@link Liveness#GONE}, as
+   *     above
    * @throws IllegalArgumentException for pids {@code <= 0} (no system call is made)
    */
   Liveness probe(long pid);

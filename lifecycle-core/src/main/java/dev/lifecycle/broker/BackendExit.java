@@ -13,10 +13,20 @@ import dev.lifecycle.tree.ProcessTree;
  */
 @FunctionalInterface
 public interface BackendExit {
-  /** Reacts to {@code backend}'s leader having exited. */
+  /**
+   * Reacts to {@code backend}'s leader having exited.
+   *
+   * @param runtime the serving broker
+   * @param backend the tree whose leader exited; other members may still run
+   * @throws Exception to give up: the broker then shuts down
+   */
   void exited(BrokerRuntime runtime, ProcessTree backend) throws Exception;
 
-  /** Runs the shutdown pass with {@link ShutdownReason#BACKEND_EXITED}. */
+  /**
+   * Runs the shutdown pass with {@link ShutdownReason#BACKEND_EXITED}.
+   *
+   * @return the default policy
+   */
   static BackendExit shutDown() {
     return (runtime, backend) -> runtime.shutdown(ShutdownReason.BACKEND_EXITED);
   }

@@ -76,6 +76,11 @@ public final class BrokerClient {
     launcher = new Launcher(store, name, platform, BrokerLimits.READY.or(b.readyTimeout));
   }
 
+  /**
+   * A builder for a client; a store, a name and a command must be set.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -84,6 +89,7 @@ public final class BrokerClient {
    * Returns a serving broker, starting one if none serves. Every wait is bounded by the client's
    * limits.
    *
+   * @return the serving broker's endpoint and pid, and whether this call started it
    * @throws BrokerException when no broker could be reached or started (naming the pid involved)
    * @throws IOException when the record store fails
    */
@@ -101,6 +107,11 @@ public final class BrokerClient {
    * {@link #ensure()} and opens a {@link BrokerConnection} (greeting consumed). When the broker
    * closes its listener between the two (it is shutting down), ensures again: a refused connect
    * means "start a new one".
+   *
+   * @return an open connection past the greeting
+   * @throws BrokerException when the broker does not greet, or no connection succeeded after a few
+   *     ensures
+   * @throws IOException when the record store fails
    */
   public BrokerConnection connection() throws IOException {
     IOException last = null;
@@ -132,6 +143,8 @@ public final class BrokerClient {
   /**
    * Like {@link #connection()}, as a raw blocking channel past the greeting.
    *
+   * @return a blocking channel whose next bytes are the broker's replies
+   * @throws IOException as {@link #connection()}
    * @deprecated use {@link #connection()}: its calls are framed and bounded
    */
   @Deprecated
@@ -142,6 +155,9 @@ public final class BrokerClient {
   /**
    * Connects to a broker's endpoint and consumes its greeting, as a raw blocking channel.
    *
+   * @param endpoint the broker's endpoint
+   * @return a blocking channel whose next bytes are the broker's replies
+   * @throws IOException when it cannot connect or the greeting does not come
    * @deprecated use {@link BrokerConnection#open(Endpoint)}: its calls are framed and bounded
    */
   @Deprecated
@@ -211,46 +227,89 @@ public final class BrokerClient {
 
     private Builder() {}
 
+    /**
+     * The store the broker's record is looked up in (and published in by a started broker).
+     *
+     * @param value the store
+     * @return this builder
+     */
     public Builder store(RecordStore value) {
       store = Objects.requireNonNull(value, "store");
       return this;
     }
 
+    /**
+     * The record name of the broker.
+     *
+     * @param value the name
+     * @return this builder
+     */
     public Builder name(String value) {
       name = Objects.requireNonNull(value, "name");
       return this;
     }
 
-    /** A fresh builder of the broker's command line per start. */
+    /**
+     * A fresh builder of the broker's command line per start.
+     *
+     * @param value called once per start for the command that starts a broker
+     * @return this builder
+     */
     public Builder command(Supplier<ProcessBuilder> value) {
       command = Objects.requireNonNull(value, "command");
       return this;
     }
 
-    /** Default {@link ProcessPlatform#get()}. */
+    /**
+     * Default {@link ProcessPlatform#get()}.
+     *
+     * @param value the platform that spawns and probes brokers
+     * @return this builder
+     */
     public Builder platform(ProcessPlatform value) {
       platform = Objects.requireNonNull(value, "platform");
       return this;
     }
 
-    /** Default {@link BrokerLimits#READY}. */
+    /**
+     * Default {@link BrokerLimits#READY}.
+     *
+     * @param value from spawning a broker until its record names a reachable endpoint
+     * @return this builder
+     */
     public Builder readyTimeout(Limit value) {
       readyTimeout = Objects.requireNonNull(value, "readyTimeout");
       return this;
     }
 
-    /** Default {@link BrokerLimits#START_LOCK}. */
+    /**
+     * Default {@link BrokerLimits#START_LOCK}.
+     *
+     * @param value how long to wait for the cross-process start lock
+     * @return this builder
+     */
     public Builder startLockTimeout(Limit value) {
       startLockTimeout = Objects.requireNonNull(value, "startLockTimeout");
       return this;
     }
 
-    /** Default {@link BrokerLimits#UNRESPONSIVE_WAIT}. */
+    /**
+     * Default {@link BrokerLimits#UNRESPONSIVE_WAIT}.
+     *
+     * @param value how long a live broker's silent endpoint is given to answer
+     * @return this builder
+     */
     public Builder unresponsiveWait(Limit value) {
       unresponsiveWait = Objects.requireNonNull(value, "unresponsiveWait");
       return this;
     }
 
+    /**
+     * Builds the client; unset limits resolve from configuration ({@link BrokerLimits#resolve()}).
+     *
+     * @return a new client
+     * @throws NullPointerException if the store, the name or the command is unset
+     */
     public BrokerClient build() {
       return new BrokerClient(this);
     }

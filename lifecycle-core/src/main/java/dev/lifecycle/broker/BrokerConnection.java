@@ -57,6 +57,8 @@ public final class BrokerConnection implements AutoCloseable {
    * Connects to the broker at {@code endpoint} and consumes its greeting within {@link
    * #GREETING_TIMEOUT}.
    *
+   * @param endpoint the broker's Unix socket or TCP endpoint
+   * @return an open connection past the greeting
    * @throws ConnectException when nothing listens there, or the broker closed the connection
    *     without greeting (it is shutting down)
    * @throws SocketTimeoutException when it accepted but sent no greeting in time (stopped, wedged)
@@ -106,7 +108,11 @@ public final class BrokerConnection implements AutoCloseable {
     }
   }
 
-  /** Where this connection goes. */
+  /**
+   * Where this connection goes.
+   *
+   * @return the endpoint given to {@link #open(Endpoint)}
+   */
   public Endpoint endpoint() {
     return endpoint;
   }
@@ -114,6 +120,9 @@ public final class BrokerConnection implements AutoCloseable {
   /**
    * Sends {@code line} and returns the next reply line, waiting at most {@code timeout}.
    *
+   * @param line one request line, without a line break
+   * @param timeout the longest to wait for the send and the reply together
+   * @return the reply line, without its line break
    * @throws SocketTimeoutException when no reply came in time (the connection is then closed)
    * @throws IOException when the broker hung up or the connection failed
    * @throws IllegalArgumentException when {@code line} contains a line break
@@ -124,17 +133,36 @@ public final class BrokerConnection implements AutoCloseable {
     return receive(deadline);
   }
 
-  /** {@link #call(String, Duration)}; a disabled limit waits as long as the connection lives. */
+  /**
+   * {@link #call(String, Duration)}; a disabled limit waits as long as the connection lives.
+   *
+   * @param line one request line, without a line break
+   * @param timeout the longest to wait for the send and the reply together
+   * @return the reply line, without its line break
+   * @throws IOException as {@link #call(String, Duration)}
+   */
   public String call(String line, Limit timeout) throws IOException {
     return call(line, timeout.isEnabled() ? timeout.duration() : Limit.MAX);
   }
 
-  /** Sends one line without waiting for a reply (within {@code timeout} for a full socket). */
+  /**
+   * Sends one line without waiting for a reply (within {@code timeout} for a full socket).
+   *
+   * @param line one line, without a line break
+   * @param timeout the longest to wait for room in the socket
+   * @throws IOException when the line could not be written in time or the connection failed
+   */
   public void send(String line, Duration timeout) throws IOException {
     send(line, deadline(timeout));
   }
 
-  /** Waits at most {@code timeout} for the next line from the broker. */
+  /**
+   * Waits at most {@code timeout} for the next line from the broker.
+   *
+   * @param timeout the longest to wait
+   * @return the line, without its line break
+   * @throws IOException when no line came in time, the broker hung up or the connection failed
+   */
   public String receive(Duration timeout) throws IOException {
     return receive(deadline(timeout));
   }
@@ -234,7 +262,11 @@ public final class BrokerConnection implements AutoCloseable {
     }
   }
 
-  /** Whether {@link #close()} has been called (or a timeout closed the connection). */
+  /**
+   * Whether {@link #close()} has been called (or a timeout closed the connection).
+   *
+   * @return {@code true} once closed; a closed connection cannot be used again
+   */
   public boolean isClosed() {
     return closed;
   }

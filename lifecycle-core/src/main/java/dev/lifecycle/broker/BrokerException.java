@@ -7,6 +7,7 @@ import java.util.OptionalLong;
 public final class BrokerException extends IOException {
   private static final long serialVersionUID = 1L;
 
+  /** The broker's pid, or {@code 0} when the failure concerns no particular broker. */
   private final long pid;
 
   BrokerException(String message, long pid) {
@@ -19,7 +20,11 @@ public final class BrokerException extends IOException {
     this.pid = pid;
   }
 
-  /** The pid of the broker concerned, if the failure is about one. */
+  /**
+   * The pid of the broker concerned, if the failure is about one.
+   *
+   * @return the pid, or empty when no broker was involved
+   */
   public OptionalLong pid() {
     return pid > 0 ? OptionalLong.of(pid) : OptionalLong.empty();
   }

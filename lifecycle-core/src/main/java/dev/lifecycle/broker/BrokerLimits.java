@@ -81,19 +81,39 @@ public enum BrokerLimits {
     this.defaultLimit = defaultLimit;
   }
 
+  /**
+   * The system property that overrides this limit's default, e.g. {@code
+   * lifecycle.broker.idleTimeout}.
+   *
+   * @return the property's name
+   */
   public String systemProperty() {
     return systemProperty;
   }
 
+  /**
+   * The environment variable that overrides this limit's default when the system property is unset.
+   *
+   * @return the variable's name
+   */
   public String environmentVariable() {
     return environmentVariable;
   }
 
+  /**
+   * The limit used when neither the property nor the variable gives a usable value.
+   *
+   * @return the default
+   */
   public Limit defaultLimit() {
     return defaultLimit;
   }
 
-  /** The configured limit: system property, else environment variable, else the default. */
+  /**
+   * The configured limit: system property, else environment variable, else the default.
+   *
+   * @return the configured limit, read afresh at each call
+   */
   public Limit resolve() {
     return Limit.fromConfig(systemProperty, environmentVariable, defaultLimit);
   }

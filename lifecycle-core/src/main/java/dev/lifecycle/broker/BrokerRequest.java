@@ -24,17 +24,29 @@ public final class BrokerRequest {
     this.connected = connected;
   }
 
-  /** The request text, without its line break. */
+  /**
+   * The request text, without its line break.
+   *
+   * @return the line as the client sent it
+   */
   public String line() {
     return line;
   }
 
-  /** The broker serving it (e.g. to call {@link BrokerRuntime#shutdown()}). */
+  /**
+   * The broker serving it (e.g. to call {@link BrokerRuntime#shutdown()}).
+   *
+   * @return the runtime that received the request
+   */
   public BrokerRuntime runtime() {
     return runtime;
   }
 
-  /** Whether the client is still connected (a handler may abandon work for a departed client). */
+  /**
+   * Whether the client is still connected (a handler may abandon work for a departed client).
+   *
+   * @return {@code false} once the client's connection is closed
+   */
   public boolean isConnected() {
     return connected.getAsBoolean();
   }
@@ -46,6 +58,8 @@ public final class BrokerRequest {
    * {@code request.afterReply(runtime::shutdown)}. Actions run in order on the thread that finished
    * the request, before its idle lease is released; one that throws is logged and does not stop the
    * others.
+   *
+   * @param action what to run once the request is finished
    */
   public void afterReply(Runnable action) {
     Objects.requireNonNull(action, "action");

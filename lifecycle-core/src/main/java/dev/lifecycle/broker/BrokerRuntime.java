@@ -98,6 +98,12 @@ public final class BrokerRuntime implements AutoCloseable {
   /** Starts or adopts the backend trees while the broker starts, under the startup bound. */
   @FunctionalInterface
   public interface Startup {
+    /**
+     * Starts or adopts the broker's backends, typically with {@link BrokerRuntime#spawnBackend}.
+     *
+     * @param runtime the starting broker
+     * @throws Exception to fail the start; the broker then takes down whatever was started
+     */
     void start(BrokerRuntime runtime) throws Exception;
   }
 
@@ -154,6 +160,11 @@ public final class BrokerRuntime implements AutoCloseable {
             store, name, backendGrace, step -> observer.accept(Step.valueOf(step.name())));
   }
 
+  /**
+   * A builder for a broker; a store, a name and a handler must be set.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -161,6 +172,7 @@ public final class BrokerRuntime implements AutoCloseable {
   /**
    * Starts the broker and returns its published record once it is serving.
    *
+   * @return the record clients find the broker by, published in the store
    * @throws IOException when starting failed, another broker already serves the name, or a shutdown
    *     trigger won the race; whatever was started (backends, listener, record, files) has been
    *     taken down before this returns
@@ -285,6 +297,9 @@ public final class BrokerRuntime implements AutoCloseable {
    * Makes {@code tree} a backend of this broker: the shutdown pass terminates it, and while serving
    * the {@link BackendExit} policy hears of its leader's exit. A tree adopted once the pass has
    * begun is terminated at once (blocking), so none outlives the broker.
+   *
+   * @param tree a running tree
+   * @return {@code tree}
    */
   public ProcessTree adopt(ProcessTree tree) {
     Objects.requireNonNull(tree, "tree");
@@ -305,6 +320,8 @@ public final class BrokerRuntime implements AutoCloseable {
    * Tether#spawn}), and {@link #adopt adopts} it: if this broker dies at any moment, even by
    * SIGKILL between the spawn and anything after it, the tether ends the tree.
    *
+   * @param builder the backend's command, directory and environment
+   * @return the started, adopted tree
    * @throws IOException when the program cannot be started or the tether is unavailable (nothing is
    *     left running then)
    */
@@ -344,6 +361,9 @@ public final class BrokerRuntime implements AutoCloseable {
   /**
    * An idle lease for activity that is not a request (a stream, a subscription): the broker does
    * not idle out while it is open. Close it when the activity ends.
+   *
+   * @return an open lease
+   * @throws IllegalStateException if the broker is not serving yet
    */
   public IdleTracker.Lease lease() {
     IdleTracker tracker = idle;
@@ -353,7 +373,11 @@ public final class BrokerRuntime implements AutoCloseable {
     return tracker.acquire();
   }
 
-  /** Starts the shutdown pass for {@link ShutdownReason#REQUEST}, or joins the one under way. */
+  /**
+   * Starts the shutdown pass for {@link ShutdownReason#REQUEST}, or joins the one under way.
+   *
+   * @return a future completed with the pass's report; every trigger gets the same report
+   */
   public CompletableFuture<ShutdownReport> shutdown() {
     return shutdown(ShutdownReason.REQUEST);
   }
@@ -484,21 +508,33 @@ public final class BrokerRuntime implements AutoCloseable {
     connection.start();
   }
 
-  /** The broker's state now. */
+  /**
+   * The broker's state now.
+   *
+   * @return the current state, read under the broker's lock
+   */
   public BrokerState state() {
     synchronized (lock) {
       return state;
     }
   }
 
-  /** The record this broker published, once serving. */
+  /**
+   * The record this broker published, once serving.
+   *
+   * @return the published record, or empty before serving began
+   */
   public Optional<SessionRecord> record() {
     synchronized (lock) {
       return Optional.ofNullable(published);
     }
   }
 
-  /** Completes with the report when the shutdown pass has finished. */
+  /**
+   * Completes with the report when the shutdown pass has finished.
+   *
+   * @return a new future per call; completing or cancelling it does not affect the broker
+   */
   public CompletableFuture<ShutdownReport> onStopped() {
     return stopped.copy();
   }
@@ -507,6 +543,8 @@ public final class BrokerRuntime implements AutoCloseable {
    * Blocks until the shutdown pass has finished (run by whatever trigger) and returns its report.
    * When the JVM exits through the shutdown hook (SIGTERM), code after this call may not get to
    * run: the runtime logs the report itself.
+   *
+   * @return the report of the shutdown pass
    */
   public ShutdownReport awaitStopped() {
     return stopped.join();
@@ -573,25 +611,45 @@ public final class BrokerRuntime implements AutoCloseable {
 
     private Builder() {}
 
-    /** Where the record is published. */
+    /**
+     * Where the record is published.
+     *
+     * @param value the store, shared with the clients
+     * @return this builder
+     */
     public Builder store(RecordStore value) {
       store = Objects.requireNonNull(value, "store");
       return this;
     }
 
-    /** The record name clients look up. */
+    /**
+     * The record name clients look up.
+     *
+     * @param value the name
+     * @return this builder
+     */
     public Builder name(String value) {
       name = Objects.requireNonNull(value, "name");
       return this;
     }
 
-    /** Serves request lines. */
+    /**
+     * Serves request lines.
+     *
+     * @param value answers each request line
+     * @return this builder
+     */
     public Builder handler(RequestHandler value) {
       handler = Objects.requireNonNull(value, "handler");
       return this;
     }
 
-    /** Starts the backends under the startup bound, before the listener is bound. */
+    /**
+     * Starts the backends under the startup bound, before the listener is bound.
+     *
+     * @param value starts or adopts the backends
+     * @return this builder
+     */
     public Builder startup(Startup value) {
       startup = Objects.requireNonNull(value, "startup");
       return this;
@@ -600,49 +658,87 @@ public final class BrokerRuntime implements AutoCloseable {
     /**
      * What to do when a backend's leader exits while serving; default {@link
      * BackendExit#shutDown()}.
+     *
+     * @param value the policy
+     * @return this builder
      */
     public Builder onBackendExit(BackendExit value) {
       backendExit = Objects.requireNonNull(value, "onBackendExit");
       return this;
     }
 
-    /** The tether {@link #spawnBackend} binds backends to; default {@link Tether#shared()}. */
+    /**
+     * The tether {@link #spawnBackend} binds backends to; default {@link Tether#shared()}.
+     *
+     * @param value the tether; backends die when its owner dies
+     * @return this builder
+     */
     public Builder tether(Tether value) {
       tether = Objects.requireNonNull(value, "tether");
       return this;
     }
 
-    /** Default {@link ProcessPlatform#get()}. */
+    /**
+     * Default {@link ProcessPlatform#get()}.
+     *
+     * @param value the platform that spawns and signals processes
+     * @return this builder
+     */
     public Builder platform(ProcessPlatform value) {
       platform = Objects.requireNonNull(value, "platform");
       return this;
     }
 
-    /** Default {@link TimerScheduler#system()}; tests pass virtual time. */
+    /**
+     * Default {@link TimerScheduler#system()}; tests pass virtual time.
+     *
+     * @param value runs the startup and idle timers
+     * @return this builder
+     */
     public Builder scheduler(TimerScheduler value) {
       scheduler = Objects.requireNonNull(value, "scheduler");
       return this;
     }
 
-    /** Default {@link BrokerLimits#STARTUP}. */
+    /**
+     * Default {@link BrokerLimits#STARTUP}.
+     *
+     * @param value the longest start may take; disabled waits forever
+     * @return this builder
+     */
     public Builder startupTimeout(Limit value) {
       startupTimeout = Objects.requireNonNull(value, "startupTimeout");
       return this;
     }
 
-    /** Default {@link BrokerLimits#IDLE}. */
+    /**
+     * Default {@link BrokerLimits#IDLE}.
+     *
+     * @param value how long without a request or lease before the broker shuts down; disabled never
+     *     idles out
+     * @return this builder
+     */
     public Builder idleTimeout(Limit value) {
       idleTimeout = Objects.requireNonNull(value, "idleTimeout");
       return this;
     }
 
-    /** Default {@link BrokerLimits#BACKEND_GRACE}; disabled means SIGKILL right after SIGTERM. */
+    /**
+     * Default {@link BrokerLimits#BACKEND_GRACE}; disabled means SIGKILL right after SIGTERM.
+     *
+     * @param value the grace between SIGTERM and SIGKILL for the backend trees
+     * @return this builder
+     */
     public Builder backendGrace(Limit value) {
       backendGrace = Objects.requireNonNull(value, "backendGrace");
       return this;
     }
 
-    /** Listen on TCP loopback (an ephemeral port) instead of a Unix domain socket. */
+    /**
+     * Listen on TCP loopback (an ephemeral port) instead of a Unix domain socket.
+     *
+     * @return this builder
+     */
     public Builder tcpLoopback() {
       tcp = true;
       return this;
@@ -651,6 +747,9 @@ public final class BrokerRuntime implements AutoCloseable {
     /**
      * Whether a JVM shutdown hook runs (and waits for) the shutdown pass on SIGTERM, SIGINT and
      * {@code System.exit}; default true. Turn it off only when the embedding code does that itself.
+     *
+     * @param value {@code true} to install the hook
+     * @return this builder
      */
     public Builder shutdownHook(boolean value) {
       shutdownHook = value;
@@ -669,6 +768,11 @@ public final class BrokerRuntime implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Builds the broker; nothing runs until {@link BrokerRuntime#start()}.
+     *
+     * @return a new broker in state {@link BrokerState#NEW}
+     */
     public BrokerRuntime build() {
       return new BrokerRuntime(this);
     }

@@ -25,16 +25,38 @@ public final class Connect {
   /** Spawns the backend. */
   @FunctionalInterface
   public interface Spawn {
+    /**
+     * Spawns the backend tree.
+     *
+     * @return the running tree
+     * @throws Exception when the backend cannot be started; it is thrown to the caller as is
+     */
     ProcessTree spawn() throws Exception;
   }
 
   /** Connects to (and initializes) a spawned backend. */
   @FunctionalInterface
   public interface Connector<T> {
+    /**
+     * Connects to (and initializes) {@code backend}.
+     *
+     * @param backend the tree {@link Spawn#spawn()} returned
+     * @return the caller's handle on the connected backend
+     * @throws Exception to fail the connect; the backend tree is then terminated
+     */
     T connect(ProcessTree backend) throws Exception;
   }
 
-  /** {@link #withBackend(Spawn, Connector, Limit, Limit)} with {@link BrokerLimits#CONNECT}. */
+  /**
+   * {@link #withBackend(Spawn, Connector, Limit, Limit)} with {@link BrokerLimits#CONNECT}.
+   *
+   * @param <T> what the connector returns
+   * @param spawn starts the backend
+   * @param connect connects to the spawned backend
+   * @param cleanupBound bounds the termination after a failure
+   * @return what {@code connect} returned; the backend is then the caller's to own
+   * @throws Exception the spawn's or the connect's error, after the tree was terminated
+   */
   public static <T> T withBackend(Spawn spawn, Connector<T> connect, Limit cleanupBound)
       throws Exception {
     return withBackend(spawn, connect, BrokerLimits.CONNECT.resolve(), cleanupBound);
@@ -43,6 +65,12 @@ public final class Connect {
   /**
    * Spawns a backend and connects to it.
    *
+   * @throws Exception the spawn's or the connect's error (a {@link
+   *     java.util.concurrent.TimeoutException} past {@code connectTimeout}), after the tree was
+   *     terminated
+   * @param <T> what the connector returns
+   * @param spawn starts the backend
+   * @param connect connects to the spawned backend
    * @param connectTimeout bounds {@code connect}; past it the connect counts as failed with a
    *     {@link TimeoutException} (its thread is interrupted). Disabled: {@code connect} runs on the
    *     calling thread unbounded.

@@ -13,6 +13,10 @@ public interface RequestHandler {
   /**
    * Returns the response line (without a line break), or null to send nothing. An exception, thrown
    * or as the stage's failure, is logged and sends nothing; the broker keeps serving.
+   *
+   * @param request the request line and its context
+   * @return a stage completed with the response line, or with {@code null} for no response
+   * @throws Exception to fail the request; it is logged and nothing is sent
    */
   CompletionStage<String> handle(BrokerRequest request) throws Exception;
 }

@@ -25,6 +25,18 @@ public record ShutdownReport(
     List<String> problems,
     Duration elapsed) {
 
+  /**
+   * Copies the lists.
+   *
+   * @param reason the trigger that started the pass
+   * @param recordCleared whether the pass removed its own record (false when it was never published
+   *     or a successor's record had replaced it)
+   * @param artifactsLeft own artifacts that could not be removed
+   * @param backends one report per backend tree, in adoption order
+   * @param problems failures met on the way; the pass went on regardless
+   * @param elapsed from the trigger to the end of the pass
+   * @throws NullPointerException if a component is {@code null}
+   */
   public ShutdownReport {
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(elapsed, "elapsed");
@@ -33,7 +45,12 @@ public record ShutdownReport(
     problems = List.copyOf(problems);
   }
 
-  /** Whether every backend tree is proven gone and nothing went wrong. */
+  /**
+   * Whether every backend tree is proven gone and nothing went wrong.
+   *
+   * @return {@code true} if no problem was met, no artifact left and every backend report is
+   *     complete
+   */
   public boolean isClean() {
     return problems.isEmpty()
         && artifactsLeft.isEmpty()

@@ -10,12 +10,26 @@ import java.util.Objects;
  */
 public sealed interface Endpoint {
 
-  /** A Unix domain socket at an absolute path. */
+  /**
+   * A Unix domain socket at an absolute path.
+   *
+   * @param path the socket file, absolute
+   * @return the endpoint
+   * @throws IllegalArgumentException if {@code path} is not absolute
+   */
   static Endpoint unix(Path path) {
     return new UnixSocket(path);
   }
 
-  /** A TCP address. Prefer an IP literal: host name resolution is not bounded by probe timeouts. */
+  /**
+   * A TCP address. Prefer an IP literal: host name resolution is not bounded by probe timeouts.
+   *
+   * @param host a host name or IP literal (IPv6 without brackets)
+   * @param port 1 to 65535
+   * @return the endpoint
+   * @throws IllegalArgumentException if the host is blank or holds spaces or brackets, or the port
+   *     is out of range
+   */
   static Endpoint tcp(String host, int port) {
     return new Tcp(host, port);
   }
@@ -23,6 +37,8 @@ public sealed interface Endpoint {
   /**
    * Parses the text form.
    *
+   * @param text {@code unix:<absolute path>} or {@code tcp:<host>:<port>}
+   * @return the endpoint
    * @throws IllegalArgumentException when {@code text} is not a valid endpoint
    */
   static Endpoint parse(String text) {
@@ -54,6 +70,12 @@ public sealed interface Endpoint {
    * @param path the socket file, absolute so that a record means the same in every process
    */
   record UnixSocket(Path path) implements Endpoint {
+    /**
+     * Checks the path.
+     *
+     * @param path the socket file, absolute so that a record means the same in every process
+     * @throws IllegalArgumentException if {@code path} is not absolute
+     */
     public UnixSocket {
       Objects.requireNonNull(path, "path");
       if (!path.isAbsolute()) {
@@ -74,6 +96,14 @@ public sealed interface Endpoint {
    * @param port 1 to 65535
    */
   record Tcp(String host, int port) implements Endpoint {
+    /**
+     * Checks host and port.
+     *
+     * @param host a host name or IP literal (IPv6 without brackets)
+     * @param port 1 to 65535
+     * @throws IllegalArgumentException if the host is blank or holds spaces or brackets, or the
+     *     port is out of range
+     */
     public Tcp {
       Objects.requireNonNull(host, "host");
       if (host.isBlank() || host.chars().anyMatch(c -> c <= ' ' || c == '[' || c == ']')) {

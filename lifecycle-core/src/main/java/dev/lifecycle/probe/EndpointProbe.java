@@ -38,7 +38,12 @@ public final class EndpointProbe {
 
   private EndpointProbe() {}
 
-  /** {@link #probe(Endpoint, Duration)} with {@link #DEFAULT_TIMEOUT}. */
+  /**
+   * {@link #probe(Endpoint, Duration)} with {@link #DEFAULT_TIMEOUT}.
+   *
+   * @param endpoint where to connect
+   * @return what the probe observed
+   */
   public static ProbeResult probe(Endpoint endpoint) {
     return probe(endpoint, DEFAULT_TIMEOUT);
   }
@@ -48,6 +53,9 @@ public final class EndpointProbe {
    * Returns within the timeout plus scheduling delay; never throws for network conditions. An
    * interrupt ends the probe early as {@link ProbeResult.Status#ERROR} and stays set.
    *
+   * @param endpoint where to connect
+   * @param timeout the longest the connect may take, positive
+   * @return what the probe observed, with how long it took
    * @throws IllegalArgumentException when {@code timeout} is not positive
    */
   public static ProbeResult probe(Endpoint endpoint, Duration timeout) {

@@ -29,6 +29,17 @@ public record ProbeResult(Endpoint endpoint, Status status, Duration elapsed, IO
     ERROR
   }
 
+  /**
+   * Checks the components.
+   *
+   * @param endpoint the endpoint probed
+   * @param status what happened
+   * @param elapsed how long the probe took
+   * @param error the failure behind {@link Status#ERROR}, else {@code null}; see {@link #failure()}
+   * @throws NullPointerException if {@code endpoint}, {@code status} or {@code elapsed} is {@code
+   *     null}
+   * @throws IllegalArgumentException unless {@code error} is given exactly for {@link Status#ERROR}
+   */
   public ProbeResult {
     Objects.requireNonNull(endpoint, "endpoint");
     Objects.requireNonNull(status, "status");
@@ -38,12 +49,20 @@ public record ProbeResult(Endpoint endpoint, Status status, Duration elapsed, IO
     }
   }
 
-  /** Whether something accepted the connection. */
+  /**
+   * Whether something accepted the connection.
+   *
+   * @return {@code true} only for {@link Status#REACHABLE}
+   */
   public boolean isReachable() {
     return status == Status.REACHABLE;
   }
 
-  /** The exception behind {@link Status#ERROR}. */
+  /**
+   * The exception behind {@link Status#ERROR}.
+   *
+   * @return the exception, or empty for every other status
+   */
   public Optional<IOException> failure() {
     return Optional.ofNullable(error);
   }

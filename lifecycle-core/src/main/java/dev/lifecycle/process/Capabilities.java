@@ -22,6 +22,17 @@ public record Capabilities(
     boolean threadlessExitWatch,
     Map<String, String> details) {
 
+  /**
+   * Checks the name and copies {@code details}.
+   *
+   * @param platform the implementation's name, e.g. {@code "posix-linux"} or {@code "jdk"}
+   * @param newSession children start in a session of their own before their first instruction
+   * @param groupSignals a process group can be signalled as one (killpg)
+   * @param exactIdentity identities carry start time and boot id, so pid reuse is detected
+   * @param threadlessExitWatch exits are observed without a thread per child (pidfd, kqueue)
+   * @param details free-form diagnostics: kernel, libc version, features probed
+   * @throws NullPointerException if {@code platform} or {@code details} is {@code null}
+   */
   public Capabilities {
     Objects.requireNonNull(platform, "platform");
     details = Map.copyOf(details);
@@ -31,6 +42,8 @@ public record Capabilities(
    * The containment tier trees get here, with its reason (the cgroup parent, or exactly why there
    * is none). Decided once per JVM on first use ({@link Containment#current()}); the same for every
    * platform, since both can move a child into a cgroup.
+   *
+   * @return the JVM-wide containment decision
    */
   public Containment containment() {
     return Containment.current();

@@ -24,9 +24,16 @@ import org.slf4j.LoggerFactory;
  * hierarchy's root when writable (root on a non-systemd host), else no cgroup tier.
  */
 public final class Containment {
+  /** System property that selects the mode: {@code auto}, {@code cgroup} or {@code session}. */
   public static final String MODE_PROPERTY = "lifecycle.containment";
+
+  /** Environment variable that selects the mode when the property is unset. */
   public static final String MODE_ENV = "LIFECYCLE_CONTAINMENT";
+
+  /** System property that names the parent cgroup of new trees. */
   public static final String PARENT_PROPERTY = "lifecycle.cgroup.parent";
+
+  /** Environment variable that names the parent cgroup when the property is unset. */
   public static final String PARENT_ENV = "LIFECYCLE_CGROUP_PARENT";
 
   private static final Logger LOG = LoggerFactory.getLogger(Containment.class);
@@ -40,7 +47,14 @@ public final class Containment {
     /** SESSION even when cgroups are available. */
     SESSION;
 
-    /** {@code auto}, {@code cgroup}, {@code session} (case-insensitive). */
+    /**
+     * {@code auto}, {@code cgroup}, {@code session} (case-insensitive).
+     *
+     * @param text the configured text; blank reads as {@code auto}, {@code require-cgroup} as
+     *     {@code cgroup}
+     * @return the mode
+     * @throws IllegalArgumentException if {@code text} names no mode
+     */
     public static Mode parse(String text) {
       return switch (text.trim().toLowerCase(Locale.ROOT)) {
         case "auto", "" -> AUTO;
@@ -65,7 +79,12 @@ public final class Containment {
     this.parent = parent;
   }
 
-  /** The JVM-wide decision from configuration, made on first use. */
+  /**
+   * The JVM-wide decision from configuration, made on first use.
+   *
+   * @return the decision for the configured mode and parent; an unusable mode is logged and {@code
+   *     auto} used
+   */
   public static Containment current() {
     return Holder.INSTANCE;
   }
@@ -80,6 +99,9 @@ public final class Containment {
   /**
    * The decision for {@code mode} with the JVM's configured parent: {@link #current()} when that
    * has this mode, else decided once per mode and kept.
+   *
+   * @param mode the mode asked for
+   * @return the decision, the same instance for a mode for the life of the JVM
    */
   public static Containment of(Mode mode) {
     Containment current = current();
@@ -117,6 +139,10 @@ public final class Containment {
    * Decides for {@code mode} and an optional configured parent; reads the system now (mountinfo,
    * the JVM's cgroup, access checks). A required but unavailable CGROUP tier is returned as SESSION
    * with {@link #isRequirementMet()} false, so spawning can fail naming the reason.
+   *
+   * @param mode the mode asked for
+   * @param configuredParent the parent cgroup's path, or empty to choose one
+   * @return a new decision
    */
   public static Containment decide(Mode mode, Optional<String> configuredParent) {
     Objects.requireNonNull(mode, "mode");
@@ -138,11 +164,21 @@ public final class Containment {
         : new Containment(ContainmentTier.SESSION, mode, placement.reason(), Optional.empty());
   }
 
-  /** The tier trees get. */
+  /**
+   * The tier trees get.
+   *
+   * @return {@link ContainmentTier#CGROUP} when trees get a cgroup of their own, else {@link
+   *     ContainmentTier#SESSION}
+   */
   public ContainmentTier tier() {
     return tier;
   }
 
+  /**
+   * The mode this decision was made for.
+   *
+   * @return the configured or requested mode
+   */
   public Mode mode() {
     return mode;
   }
@@ -150,17 +186,27 @@ public final class Containment {
   /**
    * For CGROUP: the parent and why it was chosen; for SESSION: exactly why there is no cgroup tier
    * (the path tried and its errno), or that SESSION was configured.
+   *
+   * @return the reason, for logs and reports
    */
   public String reason() {
     return reason;
   }
 
-  /** The cgroup trees are created under (CGROUP tier only). */
+  /**
+   * The cgroup trees are created under (CGROUP tier only).
+   *
+   * @return the parent cgroup, or empty in the SESSION tier
+   */
   public Optional<Cgroup> parent() {
     return parent;
   }
 
-  /** False only when the CGROUP tier was required and is not available. */
+  /**
+   * False only when the CGROUP tier was required and is not available.
+   *
+   * @return {@code false} if the mode is {@link Mode#REQUIRE_CGROUP} and the tier is SESSION
+   */
   public boolean isRequirementMet() {
     return mode != Mode.REQUIRE_CGROUP || tier == ContainmentTier.CGROUP;
   }

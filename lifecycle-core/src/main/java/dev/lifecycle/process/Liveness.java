@@ -22,7 +22,11 @@ public enum Liveness {
    */
   GONE;
 
-  /** Whether the process may still be running (anything but {@link #GONE}). */
+  /**
+   * Whether the process may still be running (anything but {@link #GONE}).
+   *
+   * @return {@code false} only for {@link #GONE}
+   */
   public boolean mayBeRunning() {
     return this != GONE;
   }
@@ -46,12 +50,20 @@ public enum Liveness {
     /** No such process (ESRCH), or a zombie. */
     GONE;
 
-    /** Whether the recorded process is proven gone ({@link #GONE} or {@link #PID_REUSED}). */
+    /**
+     * Whether the recorded process is proven gone ({@link #GONE} or {@link #PID_REUSED}).
+     *
+     * @return {@code true} for {@link #GONE} and {@link #PID_REUSED}
+     */
     public boolean isProvenGone() {
       return this == GONE || this == PID_REUSED;
     }
 
-    /** As a {@link Liveness}: a reused pid reads as the recorded process being {@link #GONE}. */
+    /**
+     * As a {@link Liveness}: a reused pid reads as the recorded process being {@link #GONE}.
+     *
+     * @return ALIVE, ALIVE_NOT_OURS (for ALIVE_NOT_PERMITTED) or GONE (for GONE and PID_REUSED)
+     */
     public Liveness liveness() {
       return switch (this) {
         case ALIVE -> Liveness.ALIVE;
@@ -65,6 +77,10 @@ public enum Liveness {
    * Judges the process {@code recorded} names, on proof: {@link Verdict#PID_REUSED} only when the
    * process now at the pid has a known, different identity; an identity that cannot be read is
    * never taken for a different one.
+   *
+   * @param platform probes and identifies the process
+   * @param recorded the identity as recorded
+   * @return the verdict
    */
   public static Verdict judge(ProcessPlatform platform, ProcessIdentity recorded) {
     Liveness liveness = platform.probe(recorded);

@@ -32,7 +32,12 @@ public final class PlatformRequirements {
     }
   }
 
-  /** Whether the default file system supports POSIX permissions. */
+  /**
+   * Whether the default file system supports POSIX permissions.
+   *
+   * @return {@code true} where the default file system offers the {@code posix} attribute view
+   *     (Linux, macOS; not Windows)
+   */
   public static boolean isPosix() {
     return FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
   }

@@ -32,6 +32,16 @@ public record ProcessIdentity(long pid, long startTime, String bootId) {
     UNKNOWN
   }
 
+  /**
+   * Checks the parts.
+   *
+   * @param pid the process id, greater than zero
+   * @param startTime the start time in platform units, or {@link #UNKNOWN_START}
+   * @param bootId the identifier of the boot the process started in, or {@code ""} when unknown
+   * @throws IllegalArgumentException if {@code pid} is not positive or {@code startTime} is below
+   *     {@link #UNKNOWN_START}
+   * @throws NullPointerException if {@code bootId} is {@code null}
+   */
   public ProcessIdentity {
     if (pid <= 0) {
       throw new IllegalArgumentException("pid must be positive: " + pid);
@@ -42,17 +52,32 @@ public record ProcessIdentity(long pid, long startTime, String bootId) {
     Objects.requireNonNull(bootId, "bootId");
   }
 
-  /** An identity of which only the pid is known. */
+  /**
+   * An identity of which only the pid is known.
+   *
+   * @param pid the process id, positive
+   * @return an identity with {@link #UNKNOWN_START} and an empty boot id
+   */
   public static ProcessIdentity ofPid(long pid) {
     return new ProcessIdentity(pid, UNKNOWN_START, "");
   }
 
-  /** Whether both the start time and the boot id are known. */
+  /**
+   * Whether both the start time and the boot id are known.
+   *
+   * @return {@code true} if a {@link #match} with another complete identity can answer SAME
+   */
   public boolean isComplete() {
     return startTime != UNKNOWN_START && !bootId.isEmpty();
   }
 
-  /** Compares this recorded identity with an observed one. */
+  /**
+   * Compares this recorded identity with an observed one.
+   *
+   * @param observed the identity read now
+   * @return DIFFERENT if the pid or a known part differs, SAME if every part is known and equal,
+   *     else UNKNOWN
+   */
   public Match match(ProcessIdentity observed) {
     if (pid != observed.pid) {
       return Match.DIFFERENT;

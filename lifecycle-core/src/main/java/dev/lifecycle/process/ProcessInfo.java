@@ -26,18 +26,41 @@ public record ProcessInfo(
     Duration cpuTime,
     String command) {
 
+  /**
+   * Checks the components.
+   *
+   * @param pid the process id
+   * @param ppid the parent's pid
+   * @param pgid the process group id
+   * @param sid the session id
+   * @param startTime the start time in platform units (see {@link ProcessIdentity#startTime()})
+   * @param state the scheduler state
+   * @param cpuTime user plus system CPU time consumed so far
+   * @param command the short command name (Linux {@code comm}), possibly truncated by the kernel
+   * @throws NullPointerException if {@code state}, {@code cpuTime} or {@code command} is {@code
+   *     null}
+   */
   public ProcessInfo {
     Objects.requireNonNull(state, "state");
     Objects.requireNonNull(cpuTime, "cpuTime");
     Objects.requireNonNull(command, "command");
   }
 
-  /** The identity of this process within the given boot. */
+  /**
+   * The identity of this process within the given boot.
+   *
+   * @param bootId the boot id of the snapshot, {@code ""} when unknown
+   * @return pid, start time and {@code bootId}
+   */
   public ProcessIdentity identity(String bootId) {
     return new ProcessIdentity(pid, startTime, bootId);
   }
 
-  /** Whether the process has exited and only awaits reaping: never counts as alive. */
+  /**
+   * Whether the process has exited and only awaits reaping: never counts as alive.
+   *
+   * @return {@code true} if the state is zombie or dead
+   */
   public boolean hasExited() {
     return state.hasExited();
   }

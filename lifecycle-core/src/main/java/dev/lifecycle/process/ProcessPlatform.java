@@ -33,6 +33,7 @@ public interface ProcessPlatform {
    * guarantees; the platform is then loaded at once), {@code jdk} (the fallback on purpose, no
    * warning).
    *
+   * @return the selected platform, the same instance for the life of the JVM
    * @throws IllegalStateException under {@code lifecycle.platform=native} when no native platform
    *     is usable, with the reason
    */
@@ -40,12 +41,20 @@ public interface ProcessPlatform {
     return PlatformLoader.best();
   }
 
-  /** The pure-JDK fallback, always available. */
+  /**
+   * The pure-JDK fallback, always available.
+   *
+   * @return the fallback platform, which needs no native code
+   */
   static ProcessPlatform jdk() {
     return PlatformLoader.jdk();
   }
 
-  /** What this implementation guarantees on this machine. */
+  /**
+   * What this implementation guarantees on this machine.
+   *
+   * @return what this platform can do on this machine
+   */
   Capabilities capabilities();
 
   /**
@@ -53,6 +62,8 @@ public interface ProcessPlatform {
    * recorded under one clock may be compared by start time only with identities of the same clock
    * (e.g. a session record written by another process). On Linux every built-in platform reads
    * {@code /proc} and answers {@code "linux-proc"}. Defaults to {@link Capabilities#platform()}.
+   *
+   * @return the clock's name, e.g. {@code linux-proc}
    */
   default String identityClock() {
     return capabilities().platform();
@@ -63,28 +74,53 @@ public interface ProcessPlatform {
    * {@code redirectErrorStream}) under {@code options}. Only file descriptors 0-2 reach the child;
    * its signal mask is empty and its dispositions are default.
    *
+   * @param builder the command, environment, directory and redirects
+   * @param options session, exit holding and tree cookie of the child
+   * @return the started process
    * @throws IOException when the program cannot be started, with errno and command in the message
    */
   SupervisedProcess spawn(ProcessBuilder builder, SpawnOptions options) throws IOException;
 
-  /** {@link #spawn(ProcessBuilder, SpawnOptions)} with {@link SpawnOptions#defaults()}. */
+  /**
+   * {@link #spawn(ProcessBuilder, SpawnOptions)} with {@link SpawnOptions#defaults()}.
+   *
+   * @param builder the command, environment, directory and redirects
+   * @return the started process
+   * @throws IOException when the program cannot be started
+   */
   default SupervisedProcess spawn(ProcessBuilder builder) throws IOException {
     return spawn(builder, SpawnOptions.defaults());
   }
 
-  /** The identity of this JVM. */
+  /**
+   * The identity of this JVM.
+   *
+   * @return pid, start time and boot id of the current process
+   */
   ProcessIdentity self();
 
-  /** The process group of this JVM. */
+  /**
+   * The process group of this JVM.
+   *
+   * @return the JVM's pgid, which group signals never target
+   */
   long selfProcessGroup();
 
-  /** The identity of the process now at {@code pid}, if there is one (zombies included). */
+  /**
+   * The identity of the process now at {@code pid}, if there is one (zombies included).
+   *
+   * @param pid the process id
+   * @return its identity, or empty when no process has that pid (or it cannot be read)
+   */
   Optional<ProcessIdentity> identify(long pid);
 
   /**
    * Probes a pid without identity: {@link Liveness#ALIVE} when it exists and may be signalled,
    * {@link Liveness#ALIVE_NOT_OURS} on EPERM, {@link Liveness#GONE} on ESRCH or zombie.
    *
+   * @param pid the process id, positive
+   * @return {@link Liveness#ALIVE}, {@link Liveness#ALIVE_NOT_OURS} or {@link Liveness#GONE}, as
+   *     above
    * @throws IllegalArgumentException for pids {@code <= 0} (no system call is made)
    */
   Liveness probe(long pid);
@@ -92,6 +128,9 @@ public interface ProcessPlatform {
   /**
    * Probes a recorded process: like {@link #probe(long)}, and {@link Liveness#ALIVE_NOT_OURS} when
    * the pid now belongs to a different process. An unknown identity part never reads as different.
+   *
+   * @param identity the recorded pid, start time and boot id
+   * @return whether that very process is alive, gone, or not ours to signal
    */
   default Liveness probe(ProcessIdentity identity) {
     Liveness liveness = probe(identity.pid());
@@ -107,26 +146,50 @@ public interface ProcessPlatform {
         : liveness;
   }
 
-  /** Signals one process after checking that it still is {@code identity}. */
+  /**
+   * Signals one process after checking that it still is {@code identity}.
+   *
+   * @param identity the process to signal, as recorded
+   * @param signal the signal
+   * @return whether it was sent, or why not (gone, identity differs, not permitted)
+   */
   SignalResult signal(ProcessIdentity identity, Signal signal);
 
   /**
    * Signals every member of a process group (killpg).
    *
+   * @param pgid the process group id, above 1 and not the JVM's
+   * @param signal the signal
+   * @return whether it was sent, or why not
    * @throws UnsafeSignalException for groups {@code <= 1} or the JVM's own group
    * @throws UnsupportedOperationException when {@link Capabilities#groupSignals()} is false
    */
   SignalResult signalGroup(long pgid, Signal signal);
 
-  /** Reads the whole process table in one pass. */
+  /**
+   * Reads the whole process table in one pass.
+   *
+   * @return the processes visible now, read in one pass
+   */
   ProcessTable snapshot();
 
-  /** Pids of processes whose environment holds {@code name=value} (escapee sweeps). */
+  /**
+   * Pids of processes whose environment holds {@code name=value} (escapee sweeps).
+   *
+   * @param name the environment variable's name
+   * @param value its exact value
+   * @return the pids found; processes whose environment cannot be read are not included
+   */
   Set<Long> findByEnvironment(String name, String value);
 
   /**
    * {@link #findByEnvironment(String, String)} among {@code candidates} only: platforms that read
    * one environment at a time skip every other process.
+   *
+   * @param name the environment variable's name
+   * @param value its exact value
+   * @param candidates the only pids to look at
+   * @return the candidates whose environment holds {@code name=value}
    */
   default Set<Long> findByEnvironment(String name, String value, Collection<Long> candidates) {
     Set<Long> found = new HashSet<>(findByEnvironment(name, value));
@@ -134,6 +197,11 @@ public interface ProcessPlatform {
     return found;
   }
 
-  /** The full command line of a process, if it can be read. */
+  /**
+   * The full command line of a process, if it can be read.
+   *
+   * @param pid the process id
+   * @return the arguments, the program first, or empty when the process is gone or unreadable
+   */
   Optional<List<String>> commandLine(long pid);
 }

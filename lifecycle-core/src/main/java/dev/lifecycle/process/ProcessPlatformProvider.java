@@ -7,18 +7,32 @@ package dev.lifecycle.process;
  */
 public interface ProcessPlatformProvider {
 
-  /** Higher wins among supported providers. The pure-JDK fallback is 0. */
+  /**
+   * Higher wins among supported providers. The pure-JDK fallback is 0.
+   *
+   * @return the priority; a native platform returns more than 0
+   */
   int priority();
 
-  /** Whether this provider can run here (OS, architecture, native library). Must not throw. */
+  /**
+   * Whether this provider can run here (OS, architecture, native library). Must not throw.
+   *
+   * @return {@code true} if {@link #create()} can give a working platform here
+   */
   boolean isSupported();
 
-  /** Creates the platform; called at most once per JVM by {@link ProcessPlatform#get()}. */
+  /**
+   * Creates the platform; called at most once per JVM by {@link ProcessPlatform#get()}.
+   *
+   * @return the platform
+   */
   ProcessPlatform create();
 
   /**
    * Why {@link #isSupported()} is false, for the warning logged when a weaker platform is chosen.
    * Must not throw.
+   *
+   * @return the reason, for people reading the log
    */
   default String unsupportedReason() {
     return getClass().getName() + " is not supported here";

@@ -7,7 +7,12 @@ package dev.lifecycle.process;
 public final class SignalSafety {
   private SignalSafety() {}
 
-  /** Refuses pids that address more than one process or a process that is never ours. */
+  /**
+   * Refuses pids that address more than one process or a process that is never ours.
+   *
+   * @param pid the pid about to be signalled
+   * @throws UnsafeSignalException if {@code pid <= 1} or above the kernel's pid range
+   */
   public static void checkPid(long pid) {
     if (pid <= 1) {
       throw new UnsafeSignalException(
@@ -23,6 +28,10 @@ public final class SignalSafety {
   /**
    * Refuses group ids {@code <= 1} and the group the JVM belongs to (ending our own group is
    * self-termination, a separate and explicit operation).
+   *
+   * @param pgid the process group about to be signalled
+   * @param selfPgid the JVM's own process group
+   * @throws UnsafeSignalException if {@code pgid <= 1}, out of range or the JVM's group
    */
   public static void checkGroup(long pgid, long selfPgid) {
     if (pgid <= 1) {

@@ -6,21 +6,35 @@ package dev.lifecycle.process;
  */
 public abstract class SupervisedProcess extends Process {
 
-  /** The identity recorded at spawn time; use it for every later probe and signal. */
+  /**
+   * The identity recorded at spawn time; use it for every later probe and signal.
+   *
+   * @return pid, start time and boot id of the child
+   */
   public abstract ProcessIdentity identity();
 
   /**
    * The child's own process group id (equal to its pid when it leads a new session), or {@code -1}
    * when it shares the JVM's group and must not be signalled as a group.
+   *
+   * @return the pgid, or {@code -1}
    */
   public abstract long processGroupId();
 
-  /** Whether the child leads a session of its own (setsid semantics from its first instruction). */
+  /**
+   * Whether the child leads a session of its own (setsid semantics from its first instruction).
+   *
+   * @return {@code true} if the child's process group id equals its pid
+   */
   public boolean isSessionLeader() {
     return processGroupId() == pid();
   }
 
-  /** The cookie exported to the child and inherited by its descendants. */
+  /**
+   * The cookie exported to the child and inherited by its descendants.
+   *
+   * @return the value of {@link SpawnOptions#COOKIE_VARIABLE} in the child's environment
+   */
   public abstract String treeCookie();
 
   /**

@@ -7,6 +7,11 @@ package dev.lifecycle.process;
 public final class UnsafeSignalException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * Creates the exception.
+   *
+   * @param message what was refused and why
+   */
   public UnsafeSignalException(String message) {
     super(message);
   }

@@ -20,7 +20,11 @@ public enum ArtifactKind {
     this.key = key;
   }
 
-  /** The name used in the record file, e.g. {@code pid-file}. */
+  /**
+   * The name used in the record file, e.g. {@code pid-file}.
+   *
+   * @return the key as the record file spells it
+   */
   public String key() {
     return key;
   }

@@ -50,6 +50,19 @@ public record ReadResult(
     UNSUPPORTED_FORMAT
   }
 
+  /**
+   * Checks the components and copies {@code leftBehind}.
+   *
+   * @param name the record's name
+   * @param status the verdict
+   * @param record the record, for every status that parsed one
+   * @param probe the endpoint probe, when one was made ({@link Status#VALID}, {@link
+   *     Status#UNRESPONSIVE})
+   * @param quarantinedAs where a {@link Status#CORRUPT} record now lies
+   * @param problem why the record is corrupt or unsupported
+   * @param leftBehind artifacts a reclaim did not remove (not ours, wrong type, non-empty dir)
+   * @throws NullPointerException if a component is {@code null}
+   */
   public ReadResult {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(status, "status");
@@ -115,7 +128,11 @@ public record ReadResult(
         List.of());
   }
 
-  /** Whether the record may be used to connect. */
+  /**
+   * Whether the record may be used to connect.
+   *
+   * @return {@code true} only for {@link Status#VALID}
+   */
   public boolean isValid() {
     return status == Status.VALID;
   }

@@ -91,7 +91,13 @@ public final class RecordStore {
     this.hooks = hooks;
   }
 
-  /** {@link #open(Path, ProcessPlatform)} with {@link ProcessPlatform#get()}. */
+  /**
+   * {@link #open(Path, ProcessPlatform)} with {@link ProcessPlatform#get()}.
+   *
+   * @param directory the store's directory, created with mode 0700 if absent
+   * @return the store
+   * @throws IOException as {@link #open(Path, ProcessPlatform)}
+   */
   public static RecordStore open(Path directory) throws IOException {
     return open(directory, ProcessPlatform.get());
   }
@@ -99,6 +105,9 @@ public final class RecordStore {
   /**
    * Opens the store in {@code directory}, creating it with mode 0700 if absent.
    *
+   * @param directory the store's directory, created with mode 0700 if absent
+   * @param platform judges whether record owners are alive
+   * @return the store
    * @throws UnsafeStoreException when the directory is a symbolic link, not a directory, owned by
    *     another user, or accessible to group or others
    */
@@ -113,7 +122,13 @@ public final class RecordStore {
         TestHooks.NONE);
   }
 
-  /** This store with another endpoint probe timeout for {@link #read(String)}. */
+  /**
+   * This store with another endpoint probe timeout for {@link #read(String)}.
+   *
+   * @param timeout how long a record's endpoint may take to answer, positive
+   * @return a new store on the same directory; this one is unchanged
+   * @throws IllegalArgumentException if {@code timeout} is zero or negative
+   */
   public RecordStore withProbeTimeout(Duration timeout) {
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("probe timeout must be positive: " + timeout);
@@ -125,12 +140,22 @@ public final class RecordStore {
     return new RecordStore(directory, user, platform, probeTimeout, hooks);
   }
 
-  /** The absolute directory of this store. */
+  /**
+   * The absolute directory of this store.
+   *
+   * @return the directory, as opened (symbolic links refused)
+   */
   public Path directory() {
     return directory;
   }
 
-  /** The file that holds record {@code name}. */
+  /**
+   * The file that holds record {@code name}.
+   *
+   * @param name the record name: 1-100 of [A-Za-z0-9._-], starting with a letter or digit
+   * @return {@code <directory>/<name>.record}, whether or not it exists
+   * @throws IllegalArgumentException if {@code name} is not a valid record name
+   */
   public Path recordFile(String name) {
     return directory.resolve(checkName(name) + ".record");
   }
@@ -141,6 +166,9 @@ public final class RecordStore {
    * the directory forced. A reader sees the old record or the new one, never a part. Under the same
    * lock, litter of proven-gone owners of this name is swept ({@link #sweep}).
    *
+   * @param name the record name: 1-100 of [A-Za-z0-9._-], starting with a letter or digit
+   * @param record the record to publish
+   * @throws IOException when the store cannot be read or written
    * @throws IllegalArgumentException when an artifact lies outside what this store may delete (see
    *     {@link #createGenerationDirectory})
    */
@@ -154,6 +182,9 @@ public final class RecordStore {
    * that record and publish nothing. A starter that lost a race (its spawner died, a second one
    * started it) therefore never replaces a live broker, and never two serve one name.
    *
+   * @param name the record name: 1-100 of [A-Za-z0-9._-], starting with a letter or digit
+   * @param record the record to publish
+   * @throws IOException when the store cannot be read or written
    * @return the record that was kept, or empty when {@code record} was published
    */
   public Optional<SessionRecord> publishIfVacant(String name, SessionRecord record)
@@ -221,6 +252,10 @@ public final class RecordStore {
    * directly in the store with a name starting with {@code <name>.}. The store's own files ({@code
    * .record}, {@code .lock}, {@code .start-lock}, quarantined records) are never artifacts.
    * Publishing refuses anything else, and reclaim leaves it in place.
+   *
+   * @param name the record name: 1-100 of [A-Za-z0-9._-], starting with a letter or digit
+   * @return the new directory's path
+   * @throws IOException when the directory cannot be created
    */
   public Path createGenerationDirectory(String name) throws IOException {
     ProcessIdentity self = platform.self();
@@ -246,6 +281,8 @@ public final class RecordStore {
    * creator is proven gone, and temp files of publishers proven gone. Nothing is followed through a
    * link; anything whose creator may be alive stays.
    *
+   * @param name the record name: 1-100 of [A-Za-z0-9._-], starting with a letter or digit
+   * @throws IOException when the store cannot be read or written
    * @return what was removed
    */
   public List<Path> sweep(String name) throws IOException {
@@ -354,6 +391,9 @@ public final class RecordStore {
    * under the name's lock, so a successor that published meanwhile keeps its record. A record that
    * cannot be read is not deleted (it may be anyone's). Artifacts are the caller's to remove.
    *
+   * @param name the record name: 1-100 of [A-Za-z0-9._-], starting with a letter or digit
+   * @param token the token of the record the caller published
+   * @throws IOException when the store cannot be read or written
    * @return whether this call removed the record
    */
   public boolean compareAndClear(String name, String token) throws IOException {
@@ -365,6 +405,11 @@ public final class RecordStore {
    * Removes record {@code name} if it still names exactly {@code owner} (pid, start time and boot
    * id all equal). Prefer {@link #compareAndClear(String, String)}: an owner that published twice
    * clears whichever of its generations is current.
+   *
+   * @param name the record name: 1-100 of [A-Za-z0-9._-], starting with a letter or digit
+   * @param owner the owner the record must name
+   * @return whether this call removed the record
+   * @throws IOException when the store cannot be read or written
    */
   public boolean compareAndClear(String name, ProcessIdentity owner) throws IOException {
     Objects.requireNonNull(owner, "owner");
@@ -402,6 +447,10 @@ public final class RecordStore {
    * quarantine, no sweep. {@link ReadResult.Status#OWNER_GONE} here means "proven gone, still on
    * disk" and {@link ReadResult.Status#CORRUPT} "would be quarantined" (no {@link
    * ReadResult#quarantinedAs()}). Safe for monitoring, status commands and dry runs.
+   *
+   * @param name the record name: 1-100 of [A-Za-z0-9._-], starting with a letter or digit
+   * @return the record's status, judged without side effects
+   * @throws IOException when the record file cannot be read
    */
   public ReadResult look(String name) throws IOException {
     Snapshot seen = look(recordFile(name));
@@ -431,6 +480,10 @@ public final class RecordStore {
    * owner is not a dead one. A corrupt, truncated, oversized or non-regular record file is renamed
    * aside and reported; one written in a newer format is left in place and reported. Never blocks
    * on a FIFO.
+   *
+   * @param name the record name: 1-100 of [A-Za-z0-9._-], starting with a letter or digit
+   * @return the record's status after the tidying
+   * @throws IOException when the store cannot be read or written
    */
   public ReadResult read(String name) throws IOException {
     Path file = recordFile(name);

@@ -39,6 +39,21 @@ public record SessionRecord(
 
   private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9-]{8,64}");
 
+  /**
+   * Checks the components and copies {@code artifacts}.
+   *
+   * @param owner the process that serves the endpoint and owns the artifacts
+   * @param identityClock the {@link dev.lifecycle.process.Capabilities#platform() platform} whose
+   *     clock measured {@code owner}'s start time; start times from another platform are not
+   *     compared
+   * @param endpoint where clients connect
+   * @param artifacts absolute, normalized paths the owner created, by kind
+   * @param token random and unique per generation: compare-and-clear matches it, not the pid
+   * @param created when this generation was created
+   * @throws NullPointerException if a component or an artifact path is {@code null}
+   * @throws IllegalArgumentException if {@code token} is not 8-64 of [A-Za-z0-9-] or an artifact
+   *     path is not absolute and normalized
+   */
   public SessionRecord {
     Objects.requireNonNull(owner, "owner");
     Objects.requireNonNull(identityClock, "identityClock");
@@ -63,6 +78,14 @@ public record SessionRecord(
   /**
    * A new generation: a fresh random token and the current time. Create one per publish, so a
    * predecessor's compare-and-clear can never match a successor's record.
+   *
+   * @param owner the process that serves the endpoint and owns the artifacts
+   * @param identityClock the {@link dev.lifecycle.process.Capabilities#platform() platform} whose
+   *     clock measured {@code owner}'s start time; start times from another platform are not
+   *     compared
+   * @param endpoint where clients connect
+   * @param artifacts absolute, normalized paths the owner created, by kind
+   * @return the new record
    */
   public static SessionRecord newGeneration(
       ProcessIdentity owner,
@@ -73,7 +96,14 @@ public record SessionRecord(
         owner, identityClock, endpoint, artifacts, UUID.randomUUID().toString(), Instant.now());
   }
 
-  /** A new generation owned by this JVM, as {@code platform} identifies it. */
+  /**
+   * A new generation owned by this JVM, as {@code platform} identifies it.
+   *
+   * @param platform identifies this JVM and names its identity clock
+   * @param endpoint where clients connect
+   * @param artifacts absolute, normalized paths the owner created, by kind
+   * @return the new record
+   */
   public static SessionRecord newGeneration(
       ProcessPlatform platform, Endpoint endpoint, Map<ArtifactKind, Path> artifacts) {
     return newGeneration(platform.self(), platform.identityClock(), endpoint, artifacts);

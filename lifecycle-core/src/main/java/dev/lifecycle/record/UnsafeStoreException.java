@@ -9,6 +9,11 @@ import java.io.IOException;
 public final class UnsafeStoreException extends IOException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * Creates the exception.
+   *
+   * @param message what is wrong with the directory and how to fix it
+   */
   public UnsafeStoreException(String message) {
     super(message);
   }

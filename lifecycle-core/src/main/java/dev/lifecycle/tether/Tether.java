@@ -65,7 +65,10 @@ import org.slf4j.LoggerFactory;
  * ({@link Limit#parse} grammar; 0 = SIGKILL at once).
  */
 public final class Tether implements AutoCloseable {
+  /** System property that overrides the grace. */
   public static final String GRACE_PROPERTY = "lifecycle.tether.grace";
+
+  /** Environment variable that overrides the grace when the property is unset. */
   public static final String GRACE_ENV = "LIFECYCLE_TETHER_GRACE";
 
   /** 5 seconds from SIGTERM to SIGKILL, as for any tree. */
@@ -95,6 +98,7 @@ public final class Tether implements AutoCloseable {
    * The JVM-wide tether, started on first use (and again if it was closed or its sidecar died). It
    * is meant to live as long as the JVM: closing it is allowed but unbinds everything at once.
    *
+   * @return the running shared tether
    * @throws UncheckedIOException if the sidecar cannot be started
    */
   public static Tether shared() {
@@ -114,6 +118,8 @@ public final class Tether implements AutoCloseable {
    * The sidecar of the JVM-wide tether when {@link #shared()} has started one that is still active,
    * else empty; never starts one. The sidecar lives as long as the JVM, so tools that hunt leaked
    * processes (the test kit) must not count it as the leak of whatever first used it.
+   *
+   * @return the shared tether's sidecar, or empty when no shared tether is active
    */
   public static Optional<ProcessIdentity> sharedSidecar() {
     synchronized (SHARED_LOCK) {
@@ -121,11 +127,21 @@ public final class Tether implements AutoCloseable {
     }
   }
 
-  /** Starts a tether of its own with the default settings. */
+  /**
+   * Starts a tether of its own with the default settings.
+   *
+   * @return a running tether; the caller closes it
+   * @throws IOException as {@link Builder#start()}
+   */
   public static Tether start() throws IOException {
     return builder().start();
   }
 
+  /**
+   * A builder for a tether of its own.
+   *
+   * @return a new builder with the default grace and platform
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -134,6 +150,8 @@ public final class Tether implements AutoCloseable {
    * Binds {@code tree}: it is ended if this JVM dies before the binding is closed. The binding
    * closes by itself once the whole tree is gone.
    *
+   * @param tree a running tree
+   * @return the binding; close it to unbind
    * @throws UncheckedIOException if the sidecar is gone (the tree is then not protected)
    */
   public Binding bind(ProcessTree tree) {
@@ -158,6 +176,9 @@ public final class Tether implements AutoCloseable {
    * Spawns {@code builder}'s command as a tree bound to this tether before it starts (see {@link
    * BoundTree}), on {@link ProcessPlatform#get()}.
    *
+   * @param builder the leader's command, directory, environment and redirects
+   * @param options grace and containment of the tree
+   * @return the running tree and its binding
    * @throws IOException when the program cannot be started or the sidecar is gone (nothing is left
    *     running then)
    */
@@ -165,7 +186,16 @@ public final class Tether implements AutoCloseable {
     return spawn(ProcessPlatform.get(), builder, options);
   }
 
-  /** {@link #spawn(ProcessBuilder, TreeOptions)} on {@code platform}. */
+  /**
+   * {@link #spawn(ProcessBuilder, TreeOptions)} on {@code platform}.
+   *
+   * @param platform spawns, reads and signals the tree's processes
+   * @param builder the leader's command, directory, environment and redirects
+   * @param options grace and containment of the tree
+   * @return the running tree and its binding
+   * @throws IOException when the program cannot be started or the sidecar is gone (nothing is left
+   *     running then)
+   */
   public BoundTree spawn(ProcessPlatform platform, ProcessBuilder builder, TreeOptions options)
       throws IOException {
     if (!isActive()) {
@@ -197,6 +227,13 @@ public final class Tether implements AutoCloseable {
   /**
    * Binds a tree given by its parts: {@code pgid} ({@code <= 0} when it has no group of its own),
    * its leader and its cookie (the {@link SpawnOptions#COOKIE_VARIABLE} its processes carry).
+   *
+   * @param pgid the tree's process group, or {@code <= 0} for none
+   * @param leader the tree leader's identity
+   * @param cookie 8-64 of [A-Za-z0-9._-]
+   * @return the binding; close it to unbind
+   * @throws IllegalArgumentException if {@code cookie} is not a valid cookie
+   * @throws UncheckedIOException if the sidecar is gone
    */
   public Binding bind(long pgid, ProcessIdentity leader, String cookie) {
     return bind(pgid, leader, cookie, Optional.empty());
@@ -241,16 +278,29 @@ public final class Tether implements AutoCloseable {
     return line;
   }
 
-  /** The sidecar process. */
+  /**
+   * The sidecar process.
+   *
+   * @return the sidecar's identity, e.g. to check it from outside
+   */
   public ProcessIdentity sidecar() {
     return sidecar.identity();
   }
 
+  /**
+   * The SIGTERM-to-SIGKILL grace the sidecar gives bound trees when this JVM dies.
+   *
+   * @return the grace in effect, after configuration overrides
+   */
   public Duration grace() {
     return grace;
   }
 
-  /** Whether the tether is open and its sidecar running. */
+  /**
+   * Whether the tether is open and its sidecar running.
+   *
+   * @return {@code false} once closed or once the sidecar exited
+   */
   public boolean isActive() {
     return !closed.get() && sidecar.isAlive();
   }
@@ -318,6 +368,11 @@ public final class Tether implements AutoCloseable {
       this.cookie = cookie;
     }
 
+    /**
+     * Whether this binding still protects its tree: not closed, and the tether still active.
+     *
+     * @return {@code true} if the tree is ended when this JVM dies
+     */
     public boolean isBound() {
       return open.get() && isActive();
     }
@@ -342,7 +397,13 @@ public final class Tether implements AutoCloseable {
 
     private Builder() {}
 
-    /** SIGTERM-to-SIGKILL grace for bound trees unless configuration overrides it; default 5 s. */
+    /**
+     * SIGTERM-to-SIGKILL grace for bound trees unless configuration overrides it; default 5 s.
+     *
+     * @param value the grace, not negative; zero sends SIGKILL at once
+     * @return this builder
+     * @throws IllegalArgumentException if {@code value} is negative
+     */
     public Builder grace(Duration value) {
       if (value.isNegative()) {
         throw new IllegalArgumentException("grace must not be negative: " + value);
@@ -351,7 +412,12 @@ public final class Tether implements AutoCloseable {
       return this;
     }
 
-    /** Default {@link ProcessPlatform#get()}. */
+    /**
+     * Default {@link ProcessPlatform#get()}.
+     *
+     * @param value the platform that spawns the sidecar
+     * @return this builder
+     */
     public Builder platform(ProcessPlatform value) {
       platform = Objects.requireNonNull(value, "platform");
       return this;
@@ -361,6 +427,7 @@ public final class Tether implements AutoCloseable {
      * Starts the script as {@code sh -c} text (no file is written), starts the sidecar in a session
      * of its own and waits for it to report ready.
      *
+     * @return the running tether; the caller closes it
      * @throws IOException if it cannot be started or does not report ready within 10 s
      */
     public Tether start() throws IOException {

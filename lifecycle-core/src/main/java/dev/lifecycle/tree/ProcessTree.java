@@ -118,12 +118,27 @@ public final class ProcessTree implements AutoCloseable {
     }
   }
 
-  /** Spawns {@code builder}'s command as a tree on {@link ProcessPlatform#get()}. */
+  /**
+   * Spawns {@code builder}'s command as a tree on {@link ProcessPlatform#get()}.
+   *
+   * @param builder the leader's command, directory, environment and redirects
+   * @return the running tree, with {@link TreeOptions#defaults()}
+   * @throws IOException when the program cannot be started, or when the options require the CGROUP
+   *     tier and it is not available
+   */
   public static ProcessTree spawn(ProcessBuilder builder) throws IOException {
     return spawn(ProcessPlatform.get(), builder, TreeOptions.defaults());
   }
 
-  /** Spawns {@code builder}'s command as a tree on {@link ProcessPlatform#get()}. */
+  /**
+   * Spawns {@code builder}'s command as a tree on {@link ProcessPlatform#get()}.
+   *
+   * @param builder the leader's command, directory, environment and redirects
+   * @param options grace and containment of the tree
+   * @return the running tree
+   * @throws IOException when the program cannot be started, or when the options require the CGROUP
+   *     tier and it is not available
+   */
   public static ProcessTree spawn(ProcessBuilder builder, TreeOptions options) throws IOException {
     return spawn(ProcessPlatform.get(), builder, options);
   }
@@ -132,6 +147,10 @@ public final class ProcessTree implements AutoCloseable {
    * Spawns {@code builder}'s command as a tree: a new session, the leader held unreaped after its
    * exit, a fresh cookie, and in the CGROUP tier a cgroup of its own.
    *
+   * @param platform spawns, reads and signals the tree's processes
+   * @param builder the leader's command, directory, environment and redirects
+   * @param options grace and containment of the tree
+   * @return the running tree
    * @throws IOException when the program cannot be started, or when the options require the CGROUP
    *     tier and it is not available (the message names the reason)
    */
@@ -146,6 +165,14 @@ public final class ProcessTree implements AutoCloseable {
    * the tree's cookie and cgroup after they exist and before the leader is started (and again if
    * the tree falls back to the SESSION tier). If the hook throws, nothing is started, the cgroup is
    * removed and the failure is rethrown (as an {@link IOException}).
+   *
+   * @param platform spawns, reads and signals the tree's processes
+   * @param builder the leader's command, directory, environment and redirects
+   * @param options grace and containment of the tree
+   * @param beforeStart called with the cookie and cgroup before the leader starts
+   * @return the running tree
+   * @throws IOException when the program cannot be started, or when the options require the CGROUP
+   *     tier and it is not available, or when {@code beforeStart} threw
    */
   public static ProcessTree spawn(
       ProcessPlatform platform,
@@ -285,46 +312,84 @@ public final class ProcessTree implements AutoCloseable {
     return text.length() <= COMMAND_TEXT_MAX ? text : text.substring(0, COMMAND_TEXT_MAX) + "...";
   }
 
-  /** The leader: streams, exit value, {@code onExit} of the leader alone. */
+  /**
+   * The leader: streams, exit value, {@code onExit} of the leader alone.
+   *
+   * @return the process the tree was spawned as
+   */
   public SupervisedProcess leader() {
     return leader;
   }
 
+  /**
+   * The leader's identity: pid, start time and boot id.
+   *
+   * @return the identity the tree's signals are checked against
+   */
   public ProcessIdentity leaderIdentity() {
     return leader.identity();
   }
 
-  /** The tree's own process group (and session) id, or {@code -1} when it shares the JVM's. */
+  /**
+   * The tree's own process group (and session) id, or {@code -1} when it shares the JVM's.
+   *
+   * @return the pgid, which equals the leader's pid, or {@code -1}
+   */
   public long processGroupId() {
     return leader.processGroupId();
   }
 
-  /** The session id, or {@code -1} when the leader does not lead a session of its own. */
+  /**
+   * The session id, or {@code -1} when the leader does not lead a session of its own.
+   *
+   * @return the sid, which equals the leader's pid, or {@code -1}
+   */
   public long sessionId() {
     return leader.isSessionLeader() ? leader.pid() : -1;
   }
 
-  /** The cookie every descendant inherits as {@link SpawnOptions#COOKIE_VARIABLE}. */
+  /**
+   * The cookie every descendant inherits as {@link SpawnOptions#COOKIE_VARIABLE}.
+   *
+   * @return the cookie value
+   */
   public String cookie() {
     return leader.treeCookie();
   }
 
-  /** The containment tier of this tree. */
+  /**
+   * The containment tier of this tree.
+   *
+   * @return {@link ContainmentTier#CGROUP} when the tree has a cgroup of its own, else {@link
+   *     ContainmentTier#SESSION}
+   */
   public ContainmentTier tier() {
     return cgroup.isPresent() ? ContainmentTier.CGROUP : ContainmentTier.SESSION;
   }
 
-  /** Where the tree's cgroup is, or why it has none (path and errno, or configuration). */
+  /**
+   * Where the tree's cgroup is, or why it has none (path and errno, or configuration).
+   *
+   * @return a human-readable reason, for logs and reports
+   */
   public String tierReason() {
     return tierReason;
   }
 
-  /** The tree's own cgroup (CGROUP tier). */
+  /**
+   * The tree's own cgroup (CGROUP tier).
+   *
+   * @return the cgroup, or empty in the SESSION tier
+   */
   public Optional<Cgroup> cgroup() {
     return cgroup;
   }
 
-  /** Whether this tree is ended with group signals (else process by process). */
+  /**
+   * Whether this tree is ended with group signals (else process by process).
+   *
+   * @return {@code true} if signals go to the tree's process group with {@code killpg}
+   */
   public boolean usesGroupSignals() {
     return groupSignals;
   }
@@ -332,6 +397,9 @@ public final class ProcessTree implements AutoCloseable {
   /**
    * The live processes of the tree now: in CGROUP tier the cgroup's members (O(members)), else one
    * process-table pass plus a cookie search.
+   *
+   * @return the members in the tree's group and the escapees outside it, alive now
+   * @throws java.io.UncheckedIOException if the cgroup's member list cannot be read
    */
   public TreeView view() {
     if (cgroup.isPresent()) {
@@ -371,12 +439,20 @@ public final class ProcessTree implements AutoCloseable {
     return new TreeView(members, escapees);
   }
 
-  /** The live members of the tree's own group now. */
+  /**
+   * The live members of the tree's own group now.
+   *
+   * @return the live processes in the tree's group; a new scan per call
+   */
   public List<TreeMember> members() {
     return view().members();
   }
 
-  /** The live processes of the tree that left its group now. */
+  /**
+   * The live processes of the tree that left its group now.
+   *
+   * @return the live processes of the tree outside its group; a new scan per call
+   */
   public List<TreeMember> escapees() {
     return view().escapees();
   }
@@ -385,6 +461,8 @@ public final class ProcessTree implements AutoCloseable {
    * Completes when the whole tree is gone: the leader exited and no member or escapee is alive.
    * Nothing polls while the leader runs; afterwards the tree is polled with backoff (20 ms doubling
    * to 1 s) only while descendants outlive the leader.
+   *
+   * @return a new future per call, completed with this tree
    */
   public CompletableFuture<ProcessTree> onExit() {
     if (cgroup.isEmpty() && watching.compareAndSet(false, true)) {
@@ -409,7 +487,11 @@ public final class ProcessTree implements AutoCloseable {
     TreeScheduler.get().schedule(() -> poll(backoff), backoff.nextNanos(), TimeUnit.NANOSECONDS);
   }
 
-  /** {@link #terminate(Duration)} with the grace of this tree's {@link TreeOptions}. */
+  /**
+   * {@link #terminate(Duration)} with the grace of this tree's {@link TreeOptions}.
+   *
+   * @return what the termination did and whether the tree is proven gone
+   */
   public TerminationReport terminate() {
     return terminate(options.grace());
   }
@@ -419,6 +501,9 @@ public final class ProcessTree implements AutoCloseable {
    * left, verification, then the escapee sweep; returns when that is done. Only the first call (of
    * this and {@link #terminateAsync}) runs and its grace counts; every call returns its report. An
    * interrupt cuts the grace short (straight to SIGKILL) and is kept set on return.
+   *
+   * @param grace how long the tree may take to exit after SIGTERM
+   * @return what the termination did and whether the tree is proven gone
    */
   public TerminationReport terminate(Duration grace) {
     CompletableFuture<TerminationReport> mine = new CompletableFuture<>();
@@ -428,7 +513,12 @@ public final class ProcessTree implements AutoCloseable {
     return termination.get().join();
   }
 
-  /** Like {@link #terminate(Duration)}, on a thread of its own (not a daemon: it must finish). */
+  /**
+   * Like {@link #terminate(Duration)}, on a thread of its own (not a daemon: it must finish).
+   *
+   * @param grace how long the tree may take to exit after SIGTERM
+   * @return a new future per call, completed with the one termination's report
+   */
   public CompletableFuture<TerminationReport> terminateAsync(Duration grace) {
     CompletableFuture<TerminationReport> mine = new CompletableFuture<>();
     if (termination.compareAndSet(null, mine)) {

@@ -49,6 +49,11 @@ public final class SelfTermination {
     this.halt = b.halt;
   }
 
+  /**
+   * A builder with the default platform, a 5 s grace and exit status 1.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -56,6 +61,9 @@ public final class SelfTermination {
   /**
    * Ends every other process of this JVM's tree (TERM, beforeKill, grace, KILL, verify, sweep) and
    * returns the report; the JVM keeps running. Most callers want {@link #terminateAndExit()}.
+   *
+   * @return what was signalled and whether every other member is proven gone
+   * @throws IllegalStateException if this JVM is not in the process table
    */
   public TerminationReport terminateTree() {
     ProcessIdentity self = platform.self();
@@ -127,25 +135,46 @@ public final class SelfTermination {
 
     private Builder() {}
 
-    /** The platform; default {@link ProcessPlatform#get()}. */
+    /**
+     * The platform; default {@link ProcessPlatform#get()}.
+     *
+     * @param value the platform that reads and signals the tree
+     * @return this builder
+     */
     public Builder platform(ProcessPlatform value) {
       platform = Objects.requireNonNull(value, "platform");
       return this;
     }
 
-    /** How long members may take to exit after SIGTERM; default 5 s. */
+    /**
+     * How long members may take to exit after SIGTERM; default 5 s.
+     *
+     * @param value the grace, not negative
+     * @return this builder
+     * @throws IllegalArgumentException if {@code value} is negative
+     */
     public Builder grace(Duration value) {
       options = options.withGrace(value);
       return this;
     }
 
-    /** Escapee grace and verification bound; the grace set by {@link #grace} is kept. */
+    /**
+     * Escapee grace and verification bound; the grace set by {@link #grace} is kept.
+     *
+     * @param value the options whose escapee grace and verification bound are used
+     * @return this builder
+     */
     public Builder options(TreeOptions value) {
       options = Objects.requireNonNull(value, "options").withGrace(options.grace());
       return this;
     }
 
-    /** The JVM's exit status; default 1 (ending one's own tree is not a success). */
+    /**
+     * The JVM's exit status; default 1 (ending one's own tree is not a success).
+     *
+     * @param value the exit status
+     * @return this builder
+     */
     public Builder exitCode(int value) {
       exitCode = value;
       return this;
@@ -154,6 +183,11 @@ public final class SelfTermination {
     /**
      * Runs after the grace, before SIGKILL (latch a status, write a last record). Runs on its own
      * thread for at most {@code timeout}; an exception or a hang is reported and the kill goes on.
+     *
+     * @param hook what to run before SIGKILL
+     * @param timeout the longest the hook may run, not negative
+     * @return this builder
+     * @throws IllegalArgumentException if {@code timeout} is negative
      */
     public Builder beforeKill(Runnable hook, Duration timeout) {
       beforeKill = Objects.requireNonNull(hook, "hook");
@@ -161,7 +195,13 @@ public final class SelfTermination {
       return this;
     }
 
-    /** How long shutdown hooks may run before {@link Runtime#halt}; default 5 s. */
+    /**
+     * How long shutdown hooks may run before {@link Runtime#halt}; default 5 s.
+     *
+     * @param value the bound, not negative
+     * @return this builder
+     * @throws IllegalArgumentException if {@code value} is negative
+     */
     public Builder exitTimeout(Duration value) {
       exitTimeout = TreeOptions.check(value, "exitTimeout");
       return this;
@@ -173,6 +213,11 @@ public final class SelfTermination {
       return this;
     }
 
+    /**
+     * Builds the self-termination; nothing is signalled until it is run.
+     *
+     * @return a new self-termination
+     */
     public SelfTermination build() {
       if (platform == null) {
         platform = ProcessPlatform.get();

@@ -21,6 +21,11 @@ public final class SpawnedTrees {
   /** Told about each tree spawned while it is registered. */
   @FunctionalInterface
   public interface Listener {
+    /**
+     * Called on the spawning thread right after {@code tree}'s leader started.
+     *
+     * @param tree the new tree
+     */
     void spawned(ProcessTree tree);
   }
 
@@ -30,7 +35,12 @@ public final class SpawnedTrees {
     void close();
   }
 
-  /** Registers {@code listener} until the returned registration is closed. */
+  /**
+   * Registers {@code listener} until the returned registration is closed.
+   *
+   * @param listener told about each tree spawned from now on, by any thread
+   * @return the registration; close it to stop listening
+   */
   public static Registration listen(Listener listener) {
     Objects.requireNonNull(listener, "listener");
     LISTENERS.add(listener);

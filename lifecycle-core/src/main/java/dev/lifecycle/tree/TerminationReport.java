@@ -64,6 +64,29 @@ public record TerminationReport(
     KILL
   }
 
+  /**
+   * Copies the collections.
+   *
+   * @param endedBy the stage that ended the tree
+   * @param processGroupId the group that was signalled as a whole, or {@code -1} when every process
+   *     was signalled on its own (no group signals on this platform, or the group was not ours)
+   * @param terminated pids sent SIGTERM: every process known to be in the group when the group was
+   *     signalled, and each process signalled by identity
+   * @param killed pids sent SIGKILL, counted the same way (in CGROUP tier: the members listed right
+   *     before {@code cgroup.kill})
+   * @param escapees processes found outside the tree's group, and how each was found
+   * @param skipped processes that were never signalled because their pid now names another process
+   * @param survivors processes still alive after SIGKILL and the bounded verification (for example
+   *     in uninterruptible sleep); empty when the tree is proven gone
+   * @param problems unexpected failures met on the way; the escalation went on regardless
+   * @param elapsed wall time from the first check to the end of the sweep
+   * @param tier the containment tier the tree had
+   * @param tierReason where the tree's cgroup was, or why the tree had no cgroup (path and errno)
+   * @param unprovable what this tier could not prove gone, each with the reason; empty when
+   *     everything was proven
+   * @param leader the leader's pid and command line, for people reading the report
+   * @throws NullPointerException if a component is {@code null}
+   */
   public TerminationReport {
     Objects.requireNonNull(endedBy, "endedBy");
     Objects.requireNonNull(elapsed, "elapsed");
@@ -79,7 +102,23 @@ public record TerminationReport(
     unprovable = List.copyOf(unprovable);
   }
 
-  /** A SESSION-tier report without tier details (the form before tiers existed). */
+  /**
+   * A SESSION-tier report without tier details (the form before tiers existed).
+   *
+   * @param endedBy the stage that ended the tree
+   * @param processGroupId the group that was signalled as a whole, or {@code -1} when every process
+   *     was signalled on its own (no group signals on this platform, or the group was not ours)
+   * @param terminated pids sent SIGTERM: every process known to be in the group when the group was
+   *     signalled, and each process signalled by identity
+   * @param killed pids sent SIGKILL, counted the same way (in CGROUP tier: the members listed right
+   *     before {@code cgroup.kill})
+   * @param escapees processes found outside the tree's group, and how each was found
+   * @param skipped processes that were never signalled because their pid now names another process
+   * @param survivors processes still alive after SIGKILL and the bounded verification (for example
+   *     in uninterruptible sleep); empty when the tree is proven gone
+   * @param problems unexpected failures met on the way; the escalation went on regardless
+   * @param elapsed wall time from the first check to the end of the sweep
+   */
   public TerminationReport(
       Stage endedBy,
       long processGroupId,
@@ -128,6 +167,8 @@ public record TerminationReport(
   /**
    * Whether every process of the tree is proven gone: no survivor, and nothing this tier could not
    * see ({@link #unprovable()} empty).
+   *
+   * @return {@code true} if nothing survived and nothing was unprovable
    */
   public boolean isComplete() {
     return survivors.isEmpty() && unprovable.isEmpty();

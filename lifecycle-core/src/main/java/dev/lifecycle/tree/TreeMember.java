@@ -21,6 +21,17 @@ public record TreeMember(
     String command,
     Set<Discovery> foundBy) {
 
+  /**
+   * Checks the components and copies {@code foundBy}.
+   *
+   * @param identity who it is; every signal to it is checked against this
+   * @param processGroupId its process group when last seen
+   * @param sessionId its session when last seen
+   * @param command its short command name
+   * @param foundBy every way it was found, first seen included
+   * @throws NullPointerException if {@code identity}, {@code command} or {@code foundBy} is {@code
+   *     null}
+   */
   public TreeMember {
     Objects.requireNonNull(identity, "identity");
     Objects.requireNonNull(command, "command");
@@ -38,6 +49,11 @@ public record TreeMember(
     return new TreeMember(identity, processGroupId, sessionId, command, union);
   }
 
+  /**
+   * The member's pid, from its {@code identity}.
+   *
+   * @return the pid
+   */
   public long pid() {
     return identity.pid();
   }

@@ -42,6 +42,26 @@ public record TreeOptions(
   /** Longer durations are clamped to this ("effectively never"), so no arithmetic overflows. */
   public static final Duration MAX = Duration.ofDays(365);
 
+  /**
+   * Checks every component; durations above {@link #MAX} are clamped to it.
+   *
+   * @param grace how long the tree may take to exit after SIGTERM before SIGKILL ({@link
+   *     ProcessTree#close()} and {@link ProcessTree#terminate()} use it; zero means SIGKILL right
+   *     after SIGTERM)
+   * @param escapeeGrace the grace of an escapee found only after the tree's group was verified
+   *     empty: {@code min(grace, escapeeGrace)}. Shorter than the tree's grace because the
+   *     escapee's tree is already gone and every caller is waiting on the sweep.
+   * @param verifyTimeout how long to wait after SIGKILL for the processes to be gone before they
+   *     are reported as survivors (uninterruptible sleep) instead of waiting forever
+   * @param containment the containment this tree asks for; empty: as configured for the JVM ({@link
+   *     Containment#current()}). {@link Containment.Mode#REQUIRE_CGROUP} makes the spawn fail,
+   *     naming the reason, where the CGROUP tier is not available.
+   * @param freezeBeforeKill CGROUP tier: freeze the cgroup before {@code cgroup.kill}, so a fork
+   *     storm cannot outrun the kill (the kill itself is atomic; the freeze also stops the storm
+   *     from using CPU while the kill walks the members)
+   * @throws NullPointerException if a component is {@code null}
+   * @throws IllegalArgumentException if a duration is negative
+   */
   public TreeOptions {
     Objects.requireNonNull(containment, "containment");
     grace = check(grace, "grace");
@@ -49,32 +69,78 @@ public record TreeOptions(
     verifyTimeout = check(verifyTimeout, "verifyTimeout");
   }
 
-  /** Options with the JVM's configured containment and no freeze. */
+  /**
+   * Options with the JVM's configured containment and no freeze.
+   *
+   * @param grace how long the tree may take to exit after SIGTERM before SIGKILL
+   * @param escapeeGrace the grace of an escapee found only after the tree's group was verified
+   *     empty
+   * @param verifyTimeout how long to wait after SIGKILL before the rest is reported as survivors
+   * @throws IllegalArgumentException if a duration is negative
+   */
   public TreeOptions(Duration grace, Duration escapeeGrace, Duration verifyTimeout) {
     this(grace, escapeeGrace, verifyTimeout, Optional.empty(), false);
   }
 
+  /**
+   * The defaults: {@link #DEFAULT_GRACE}, {@link #DEFAULT_ESCAPEE_GRACE}, {@link
+   * #DEFAULT_VERIFY_TIMEOUT}, the JVM's configured containment, no freeze.
+   *
+   * @return the default options
+   */
   public static TreeOptions defaults() {
     return new TreeOptions(DEFAULT_GRACE, DEFAULT_ESCAPEE_GRACE, DEFAULT_VERIFY_TIMEOUT);
   }
 
+  /**
+   * A copy with another grace.
+   *
+   * @param value how long the tree may take to exit after SIGTERM; zero sends SIGKILL right after
+   * @return new options; these are unchanged
+   * @throws IllegalArgumentException if {@code value} is negative
+   */
   public TreeOptions withGrace(Duration value) {
     return new TreeOptions(value, escapeeGrace, verifyTimeout, containment, freezeBeforeKill);
   }
 
+  /**
+   * A copy with another escapee grace.
+   *
+   * @param value the grace of an escapee found late
+   * @return new options; these are unchanged
+   * @throws IllegalArgumentException if {@code value} is negative
+   */
   public TreeOptions withEscapeeGrace(Duration value) {
     return new TreeOptions(grace, value, verifyTimeout, containment, freezeBeforeKill);
   }
 
+  /**
+   * A copy with another verification bound.
+   *
+   * @param value how long to wait after SIGKILL for the processes to be gone
+   * @return new options; these are unchanged
+   * @throws IllegalArgumentException if {@code value} is negative
+   */
   public TreeOptions withVerifyTimeout(Duration value) {
     return new TreeOptions(grace, escapeeGrace, value, containment, freezeBeforeKill);
   }
 
-  /** Asks for {@code mode} instead of the JVM's configured containment. */
+  /**
+   * Asks for {@code mode} instead of the JVM's configured containment.
+   *
+   * @param mode the containment this tree asks for
+   * @return new options; these are unchanged
+   */
   public TreeOptions withContainment(Containment.Mode mode) {
     return new TreeOptions(grace, escapeeGrace, verifyTimeout, Optional.of(mode), freezeBeforeKill);
   }
 
+  /**
+   * A copy that does or does not freeze the cgroup before {@code cgroup.kill} (CGROUP tier only).
+   *
+   * @param value {@code true} to freeze first
+   * @return new options; these are unchanged
+   */
   public TreeOptions withFreezeBeforeKill(boolean value) {
     return new TreeOptions(grace, escapeeGrace, verifyTimeout, containment, value);
   }

@@ -13,6 +13,13 @@ import java.util.Optional;
  * @param cgroup the tree's cgroup (CGROUP tier), else empty
  */
 public record TreePlacement(String cookie, Optional<Cgroup> cgroup) {
+  /**
+   * Checks the components.
+   *
+   * @param cookie the {@link dev.lifecycle.process.SpawnOptions#COOKIE_VARIABLE} value
+   * @param cgroup the tree's cgroup (CGROUP tier), else empty
+   * @throws NullPointerException if a component is {@code null}
+   */
   public TreePlacement {
     Objects.requireNonNull(cookie, "cookie");
     Objects.requireNonNull(cgroup, "cgroup");

@@ -43,6 +43,8 @@ public final class JobFile {
     /**
      * Whether the file says RUNNING but its owner is proven gone: it died without recording an end
      * (SIGKILL, OOM, power loss). Only proof counts: an owner that cannot be probed is not gone.
+     *
+     * @return {@code true} only for a RUNNING record whose owner is {@link Liveness#GONE}
      */
     public boolean isAbandoned() {
       return record.status() == WorkerStatus.RUNNING && owner == Liveness.GONE;
@@ -52,6 +54,8 @@ public final class JobFile {
   /**
    * Reads the record at {@code file}.
    *
+   * @param file the job file
+   * @return the record as written
    * @throws IOException if it cannot be read, is corrupt, or has a newer format version
    */
   public static JobRecord read(Path file) throws IOException {
@@ -88,6 +92,11 @@ public final class JobFile {
    * gone; a pid whose identity cannot be read (EPERM, {@code hidepid}) does not. Temp files left by
    * writers proven gone (a worker SIGKILLed mid-write) are removed first, even when the job file
    * itself does not exist (yet).
+   *
+   * @param file the job file
+   * @param platform probes the owner
+   * @return the record and its owner's liveness now
+   * @throws IOException if the file cannot be read, is corrupt, or has a newer format version
    */
   public static JobState inspect(Path file, ProcessPlatform platform) throws IOException {
     sweep(file.toAbsolutePath(), platform); // also when the file is absent: a first write died
@@ -95,7 +104,13 @@ public final class JobFile {
     return new JobState(record, Liveness.judge(platform, record.owner()).liveness());
   }
 
-  /** {@link #inspect(Path, ProcessPlatform)} on {@link ProcessPlatform#get()}. */
+  /**
+   * {@link #inspect(Path, ProcessPlatform)} on {@link ProcessPlatform#get()}.
+   *
+   * @param file the job file
+   * @return the record and its owner's liveness now
+   * @throws IOException as {@link #inspect(Path, ProcessPlatform)}
+   */
   public static JobState inspect(Path file) throws IOException {
     return inspect(file, ProcessPlatform.get());
   }

@@ -27,6 +27,19 @@ public record JobRecord(
     Limit ceiling,
     String reason) {
 
+  /**
+   * Checks the components.
+   *
+   * @param jobId the caller's name for the job
+   * @param status the latched status
+   * @param owner the worker process that runs (or ran) the job
+   * @param startedAt when the worker started the job
+   * @param endedAt when the status left {@link WorkerStatus#RUNNING}; null while running
+   * @param ceiling the wall-clock ceiling in force
+   * @param reason why the job ended (empty while running or after a plain completion)
+   * @throws NullPointerException if a component other than {@code endedAt} is {@code null}
+   * @throws IllegalArgumentException unless {@code endedAt} is set exactly for a terminal status
+   */
   public JobRecord {
     Objects.requireNonNull(jobId, "jobId");
     Objects.requireNonNull(status, "status");
@@ -39,7 +52,11 @@ public record JobRecord(
     }
   }
 
-  /** When the job ended, if it has. */
+  /**
+   * When the job ended, if it has.
+   *
+   * @return {@code endedAt}, or empty while the job runs
+   */
   public Optional<Instant> ended() {
     return Optional.ofNullable(endedAt);
   }

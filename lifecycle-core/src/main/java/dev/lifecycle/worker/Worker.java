@@ -43,9 +43,16 @@ import org.slf4j.LoggerFactory;
  * milliseconds, {@code 0} disables the ceiling; unusable values are logged and ignored).
  */
 public final class Worker implements AutoCloseable {
+  /** System property that overrides the ceiling. */
   public static final String CEILING_PROPERTY = "lifecycle.worker.ceiling";
+
+  /** Environment variable that overrides the ceiling when the property is unset. */
   public static final String CEILING_ENV = "LIFECYCLE_WORKER_CEILING";
+
+  /** System property that overrides the grace. */
   public static final String GRACE_PROPERTY = "lifecycle.worker.grace";
+
+  /** Environment variable that overrides the grace when the property is unset. */
   public static final String GRACE_ENV = "LIFECYCLE_WORKER_GRACE";
 
   /** 24 hours: far beyond any sane job, short of days-old orphans holding tens of gigabytes. */
@@ -77,6 +84,11 @@ public final class Worker implements AutoCloseable {
     this.terminator = terminator;
   }
 
+  /**
+   * A builder for a worker; the job file must be set.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -84,6 +96,11 @@ public final class Worker implements AutoCloseable {
   /** The job as a body that may throw; see {@link #run(Job)}. */
   @FunctionalInterface
   public interface Job {
+    /**
+     * Does the job's work.
+     *
+     * @throws Exception to fail the job: the worker latches FAILED with it as the reason
+     */
     void run() throws Exception;
   }
 
@@ -93,6 +110,7 @@ public final class Worker implements AutoCloseable {
    * expired first, this call does not return: it waits for the self-termination, which ends the
    * JVM.
    *
+   * @param job the work, run on the calling thread
    * @return the latched terminal status
    */
   public WorkerStatus run(Job job) {
@@ -124,27 +142,50 @@ public final class Worker implements AutoCloseable {
     return latch(WorkerStatus.COMPLETED, "");
   }
 
-  /** Latches FAILED with {@code cause} as the reason; see {@link #complete()}. */
+  /**
+   * Latches FAILED with {@code cause} as the reason; see {@link #complete()}.
+   *
+   * @param cause why the job failed; logged, and its text recorded as the reason
+   * @return whether this call latched it
+   */
   public boolean fail(Throwable cause) {
     LOG.warn("job {} failed", record.jobId(), cause);
     return latch(WorkerStatus.FAILED, String.valueOf(cause));
   }
 
-  /** Latches FAILED with {@code reason}; see {@link #complete()}. */
+  /**
+   * Latches FAILED with {@code reason}; see {@link #complete()}.
+   *
+   * @param reason why the job failed, recorded as is
+   * @return whether this call latched it
+   */
   public boolean fail(String reason) {
     return latch(WorkerStatus.FAILED, Objects.requireNonNull(reason, "reason"));
   }
 
-  /** The latched status. */
+  /**
+   * The latched status.
+   *
+   * @return {@link WorkerStatus#RUNNING} until an outcome is latched, then that outcome
+   */
   public WorkerStatus status() {
     return status.get();
   }
 
-  /** The record as last latched (it may still be on its way to the file). */
+  /**
+   * The record as last latched (it may still be on its way to the file).
+   *
+   * @return the last record this worker built
+   */
   public JobRecord record() {
     return record;
   }
 
+  /**
+   * The file this worker persists its job record in.
+   *
+   * @return the builder's job file
+   */
   public Path jobFile() {
     return file;
   }
@@ -232,25 +273,46 @@ public final class Worker implements AutoCloseable {
 
     private Builder() {}
 
-    /** Where the job record lives (required); its directory is created 0700 if absent. */
+    /**
+     * Where the job record lives (required); its directory is created 0700 if absent.
+     *
+     * @param value the job record's file
+     * @return this builder
+     */
     public Builder jobFile(Path value) {
       jobFile = Objects.requireNonNull(value, "jobFile");
       return this;
     }
 
-    /** The job's name in the record; default the job file's name. */
+    /**
+     * The job's name in the record; default the job file's name.
+     *
+     * @param value the job's name
+     * @return this builder
+     */
     public Builder jobId(String value) {
       jobId = Objects.requireNonNull(value, "jobId");
       return this;
     }
 
-    /** The ceiling unless configuration overrides it; default {@link #DEFAULT_CEILING}. */
+    /**
+     * The ceiling unless configuration overrides it; default {@link #DEFAULT_CEILING}.
+     *
+     * @param value the longest the job may run; disabled lets it run forever
+     * @return this builder
+     */
     public Builder ceiling(Limit value) {
       ceiling = Objects.requireNonNull(value, "ceiling");
       return this;
     }
 
-    /** SIGTERM-to-SIGKILL grace on expiry unless configuration overrides it; default 5 s. */
+    /**
+     * SIGTERM-to-SIGKILL grace on expiry unless configuration overrides it; default 5 s.
+     *
+     * @param value the grace, not negative
+     * @return this builder
+     * @throws IllegalArgumentException if {@code value} is negative
+     */
     public Builder grace(Duration value) {
       if (value.isNegative()) {
         throw new IllegalArgumentException("grace must not be negative: " + value);
@@ -259,19 +321,34 @@ public final class Worker implements AutoCloseable {
       return this;
     }
 
-    /** The JVM's exit status after expiry; default {@link #EXPIRED_EXIT_CODE}. */
+    /**
+     * The JVM's exit status after expiry; default {@link #EXPIRED_EXIT_CODE}.
+     *
+     * @param value the exit status
+     * @return this builder
+     */
     public Builder exitCode(int value) {
       exitCode = value;
       return this;
     }
 
-    /** Default {@link ProcessPlatform#get()}. */
+    /**
+     * Default {@link ProcessPlatform#get()}.
+     *
+     * @param value the platform that ends this JVM's tree on expiry
+     * @return this builder
+     */
     public Builder platform(ProcessPlatform value) {
       platform = Objects.requireNonNull(value, "platform");
       return this;
     }
 
-    /** The monotonic scheduler of the ceiling; default {@link TimerScheduler#system()}. */
+    /**
+     * The monotonic scheduler of the ceiling; default {@link TimerScheduler#system()}.
+     *
+     * @param value the scheduler
+     * @return this builder
+     */
     public Builder scheduler(TimerScheduler value) {
       scheduler = Objects.requireNonNull(value, "scheduler");
       return this;
@@ -296,6 +373,7 @@ public final class Worker implements AutoCloseable {
     /**
      * Records the job as RUNNING (owner = this JVM), then arms the ceiling.
      *
+     * @return the running worker, its ceiling armed
      * @throws IOException if the job file cannot be written: nothing is armed then
      */
     public Worker start() throws IOException {

@@ -16,6 +16,11 @@ public enum WorkerStatus {
   /** The ceiling elapsed first; the worker then ended its own process tree. */
   EXPIRED;
 
+  /**
+   * Whether this status is final: anything but {@link #RUNNING}.
+   *
+   * @return {@code true} for COMPLETED, FAILED and EXPIRED
+   */
   public boolean isTerminal() {
     return this != RUNNING;
   }

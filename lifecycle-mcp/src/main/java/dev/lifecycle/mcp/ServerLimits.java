@@ -27,36 +27,86 @@ public record ServerLimits(Limit startup, Limit idle, Limit wallClock) {
   /** The broker's startup bound (lifecycle.broker.startupTimeout): 60 s covers a cold npx. */
   public static final Duration DEFAULT_STARTUP = Duration.ofSeconds(60);
 
+  /** System property that overrides {@code startup}. */
   public static final String STARTUP_PROPERTY = "lifecycle.mcp.startupTimeout";
+
+  /** Environment variable that overrides {@code startup} when the property is unset. */
   public static final String STARTUP_ENV = "LIFECYCLE_MCP_STARTUP_TIMEOUT";
+
+  /** System property that overrides {@code idle}. */
   public static final String IDLE_PROPERTY = "lifecycle.mcp.idleTimeout";
+
+  /** Environment variable that overrides {@code idle} when the property is unset. */
   public static final String IDLE_ENV = "LIFECYCLE_MCP_IDLE_TIMEOUT";
+
+  /** System property that overrides {@code wallClock}. */
   public static final String WALL_CLOCK_PROPERTY = "lifecycle.mcp.wallClock";
+
+  /** Environment variable that overrides {@code wallClock} when the property is unset. */
   public static final String WALL_CLOCK_ENV = "LIFECYCLE_MCP_WALL_CLOCK";
 
+  /**
+   * Checks that every limit is given; use {@link Limit#disabled()} for no limit.
+   *
+   * @param startup from spawn until the server has answered {@code initialize} successfully
+   *     (default {@link #DEFAULT_STARTUP}); covers an {@code npx} that hangs downloading and a
+   *     server stuck before it reads its stdin
+   * @param idle how long no request may be in flight, in either direction, before the server is
+   *     shut down (default disabled); counted from the successful {@code initialize}
+   * @param wallClock the server's whole lifetime from spawn (default disabled)
+   * @throws NullPointerException if a component is {@code null}
+   */
   public ServerLimits {
     Objects.requireNonNull(startup, "startup");
     Objects.requireNonNull(idle, "idle");
     Objects.requireNonNull(wallClock, "wallClock");
   }
 
+  /**
+   * The defaults: a 60 s startup limit, no idle limit, no wall-clock limit.
+   *
+   * @return the default limits, without configuration overrides ({@link #withConfiguration()})
+   */
   public static ServerLimits defaults() {
     return new ServerLimits(Limit.of(DEFAULT_STARTUP), Limit.disabled(), Limit.disabled());
   }
 
+  /**
+   * A copy of these limits with another startup limit.
+   *
+   * @param value from spawn until a successful {@code initialize}; disabled waits forever
+   * @return new limits; these are unchanged
+   */
   public ServerLimits withStartup(Limit value) {
     return new ServerLimits(value, idle, wallClock);
   }
 
+  /**
+   * A copy of these limits with another idle limit.
+   *
+   * @param value how long no request may be in flight; disabled never shuts an idle server down
+   * @return new limits; these are unchanged
+   */
   public ServerLimits withIdle(Limit value) {
     return new ServerLimits(startup, value, wallClock);
   }
 
+  /**
+   * A copy of these limits with another wall-clock limit.
+   *
+   * @param value the server's whole lifetime from spawn; disabled lets it live until closed
+   * @return new limits; these are unchanged
+   */
   public ServerLimits withWallClock(Limit value) {
     return new ServerLimits(startup, idle, value);
   }
 
-  /** These limits with the configured overrides (system properties, then environment) applied. */
+  /**
+   * These limits with the configured overrides (system properties, then environment) applied.
+   *
+   * @return new limits whose values are the configured ones where one is set and usable, these
+   *     otherwise
+   */
   public ServerLimits withConfiguration() {
     return withConfiguration(System::getProperty, System::getenv);
   }

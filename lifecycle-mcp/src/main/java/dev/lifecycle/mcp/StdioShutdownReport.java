@@ -42,6 +42,18 @@ public record StdioShutdownReport(
     KILL
   }
 
+  /**
+   * Checks that every component is given (absent values are empty {@code Optional}s).
+   *
+   * @param reason what started the shutdown
+   * @param endedBy the ladder step after which the tree was proven gone (or the last one tried)
+   * @param cause the error that started it, for every reason but {@link ShutdownReason#CLOSED}
+   * @param exitCode the tree leader's exit code, once it exited and the code is known (a signal
+   *     death reads as {@code 128 + signal})
+   * @param tree the tree's termination report; absent only when the server never started
+   * @param elapsed from the start of the shutdown until the tree was proven gone
+   * @throws NullPointerException if a component is {@code null}
+   */
   public StdioShutdownReport {
     Objects.requireNonNull(reason, "reason");
     Objects.requireNonNull(endedBy, "endedBy");
@@ -51,7 +63,12 @@ public record StdioShutdownReport(
     Objects.requireNonNull(elapsed, "elapsed");
   }
 
-  /** Whether every process of the server's tree is proven gone. */
+  /**
+   * Whether every process of the server's tree is proven gone.
+   *
+   * @return {@code true} if the tree's report is complete or the server never started, {@code
+   *     false} if a process survived SIGKILL or could not be proven gone
+   */
   public boolean isComplete() {
     return tree.map(TerminationReport::isComplete).orElse(true);
   }

@@ -145,12 +145,24 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
   private volatile Consumer<String> stderrHandler;
   private volatile Consumer<Throwable> exceptionHandler = t -> {};
 
-  /** Like the SDK's {@code new StdioClientTransport(params, jsonMapper)}, with default limits. */
+  /**
+   * Like the SDK's {@code new StdioClientTransport(params, jsonMapper)}, with default limits.
+   *
+   * @param params the server's command, arguments and environment
+   * @param jsonMapper the mapper that reads and writes the JSON-RPC messages
+   */
   public SupervisedStdioClientTransport(ServerParameters params, McpJsonMapper jsonMapper) {
     this(builder(params).jsonMapper(jsonMapper));
   }
 
-  /** Like the SDK's {@code new StdioClientTransport(params, jsonMapper, maxLineBytes)}. */
+  /**
+   * Like the SDK's {@code new StdioClientTransport(params, jsonMapper, maxLineBytes)}.
+   *
+   * @param params the server's command, arguments and environment
+   * @param jsonMapper the mapper that reads and writes the JSON-RPC messages
+   * @param maxLineBytes the longest line accepted from the server's stdout, in bytes
+   * @throws IllegalArgumentException if {@code maxLineBytes} is not positive
+   */
   public SupervisedStdioClientTransport(
       ServerParameters params, McpJsonMapper jsonMapper, int maxLineBytes) {
     this(builder(params).jsonMapper(jsonMapper).maxLineBytes(maxLineBytes));
@@ -168,7 +180,12 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
     this.stderrHandler = builder.stderrHandler;
   }
 
-  /** A builder for a transport that starts the server {@code params} describe. */
+  /**
+   * A builder for a transport that starts the server {@code params} describe.
+   *
+   * @param params the server's command, arguments and environment
+   * @return a builder with the default ladder, limits, tether and platform
+   */
   public static Builder builder(ServerParameters params) {
     return new Builder(params);
   }
@@ -486,49 +503,87 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
   /**
    * Shuts the server down ({@link ShutdownReason#CLOSED}) unless it is already shutting down, and
    * returns the report of the one shutdown that runs (whatever started it).
+   *
+   * @return a future completed with that shutdown's report; every call gets the same report
    */
   public CompletableFuture<StdioShutdownReport> shutdown() {
     return stop(ShutdownReason.CLOSED, null, null);
   }
 
-  /** Completes with the report once the server was shut down, for whatever reason. */
+  /**
+   * Completes with the report once the server was shut down, for whatever reason.
+   *
+   * @return a new future per call; completing or cancelling it does not affect the transport
+   */
   public CompletableFuture<StdioShutdownReport> onShutdown() {
     return report.copy();
   }
 
-  /** The server's tree, once started. */
+  /**
+   * The server's tree, once started.
+   *
+   * @return the tree, or empty before {@code connect} started the server (or when it could not
+   *     start)
+   */
   public Optional<ProcessTree> processTree() {
     return Optional.ofNullable(tree);
   }
 
+  /**
+   * The parameters this transport starts its server with.
+   *
+   * @return the command, arguments and environment given to the builder
+   */
   public ServerParameters serverParameters() {
     return params;
   }
 
-  /** The ladder in effect (the builder's, with configured overrides). */
+  /**
+   * The ladder in effect.
+   *
+   * @return the builder's ladder with the configured overrides applied
+   */
   public ShutdownLadder shutdownLadder() {
     return ladder;
   }
 
-  /** The limits in effect (the builder's, with configured overrides). */
+  /**
+   * The limits in effect.
+   *
+   * @return the builder's limits with the configured overrides applied
+   */
   public ServerLimits limits() {
     return limits;
   }
 
-  /** Whether the server was started and no shutdown has begun. */
+  /**
+   * Whether the server was started and no shutdown has begun.
+   *
+   * @return {@code false} before {@code connect} and from the start of any shutdown on
+   */
   public boolean isRunning() {
     synchronized (lock) {
       return state == State.RUNNING;
     }
   }
 
-  /** Requests in flight now, in both directions (diagnostics). */
+  /**
+   * Requests in flight now, in both directions (diagnostics).
+   *
+   * @return requests sent and not yet answered plus requests received and not yet answered; {@code
+   *     0} before the server started
+   */
   public int requestsInFlight() {
     InFlight current = inFlight;
     return current == null ? 0 : current.size();
   }
 
-  /** Where the server's stderr lines go; by default they are logged at INFO. */
+  /**
+   * Where the server's stderr lines go; by default they are logged at INFO.
+   *
+   * @param handler called with each stderr line, on the transport's stderr reader thread
+   * @throws NullPointerException if {@code handler} is {@code null}
+   */
   public void setStdErrorHandler(Consumer<String> handler) {
     this.stderrHandler = Objects.requireNonNull(handler, "handler");
   }
@@ -743,62 +798,118 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
       this.params = Objects.requireNonNull(params, "params");
     }
 
-    /** Default {@code McpJsonDefaults.getMapper()} (the binding found on the class path). */
+    /**
+     * The mapper for the JSON-RPC messages; default {@code McpJsonDefaults.getMapper()} (the
+     * binding found on the class path).
+     *
+     * @param value the mapper
+     * @return this builder
+     */
     public Builder jsonMapper(McpJsonMapper value) {
       mapper = Objects.requireNonNull(value, "jsonMapper");
       return this;
     }
 
-    /** Default {@link ShutdownLadder#defaults()}; configured overrides apply on top. */
+    /**
+     * The shutdown ladder; default {@link ShutdownLadder#defaults()}. Configured overrides apply on
+     * top.
+     *
+     * @param value the ladder
+     * @return this builder
+     */
     public Builder shutdownLadder(ShutdownLadder value) {
       ladder = Objects.requireNonNull(value, "ladder");
       return this;
     }
 
-    /** Default {@link ServerLimits#defaults()}; configured overrides apply on top. */
+    /**
+     * The server's limits; default {@link ServerLimits#defaults()}. Configured overrides apply on
+     * top.
+     *
+     * @param value the limits
+     * @return this builder
+     */
     public Builder limits(ServerLimits value) {
       limits = Objects.requireNonNull(value, "limits");
       return this;
     }
 
-    /** Shorthand for {@code limits(limits().withStartup(value))}. */
+    /**
+     * Shorthand for {@code limits(limits().withStartup(value))}.
+     *
+     * @param value from spawn until a successful {@code initialize}; disabled waits forever
+     * @return this builder
+     */
     public Builder startupTimeout(Limit value) {
       limits = limits.withStartup(value);
       return this;
     }
 
-    /** Shorthand for {@code limits(limits().withIdle(value))}. */
+    /**
+     * Shorthand for {@code limits(limits().withIdle(value))}.
+     *
+     * @param value how long no request may be in flight; disabled never ends an idle server
+     * @return this builder
+     */
     public Builder idleTimeout(Limit value) {
       limits = limits.withIdle(value);
       return this;
     }
 
-    /** Shorthand for {@code limits(limits().withWallClock(value))}. */
+    /**
+     * Shorthand for {@code limits(limits().withWallClock(value))}.
+     *
+     * @param value the server's whole lifetime from spawn; disabled lets it live until closed
+     * @return this builder
+     */
     public Builder wallClockLimit(Limit value) {
       limits = limits.withWallClock(value);
       return this;
     }
 
-    /** The server's working directory; default this JVM's. */
+    /**
+     * The server's working directory; default this JVM's.
+     *
+     * @param value the directory the server starts in
+     * @return this builder
+     */
     public Builder directory(Path value) {
       directory = Optional.of(value);
       return this;
     }
 
-    /** The tether the tree is bound to; default {@link Tether#shared()}, started on connect. */
+    /**
+     * The tether the tree is bound to; default {@link Tether#shared()}, started on connect.
+     *
+     * @param value the tether; the server's tree dies when the tether's owner dies
+     * @return this builder
+     * @throws NullPointerException if {@code value} is {@code null}
+     */
     public Builder tether(Tether value) {
       Objects.requireNonNull(value, "tether");
       tether = () -> value;
       return this;
     }
 
-    /** Default {@link ProcessPlatform#get()}. */
+    /**
+     * The platform that spawns and signals the server's tree; default {@link
+     * ProcessPlatform#get()}.
+     *
+     * @param value the platform
+     * @return this builder
+     */
     public Builder platform(ProcessPlatform value) {
       platform = Objects.requireNonNull(value, "platform");
       return this;
     }
 
-    /** The longest line accepted from the server; default {@link #DEFAULT_MAX_LINE_BYTES}. */
+    /**
+     * The longest line accepted from the server; default {@link #DEFAULT_MAX_LINE_BYTES}.
+     *
+     * @param value the limit in bytes; a longer line ends the server as a protocol error
+     * @return this builder
+     * @throws IllegalArgumentException if {@code value} is not positive
+     */
     public Builder maxLineBytes(int value) {
       if (value <= 0) {
         throw new IllegalArgumentException("maxLineBytes must be positive: " + value);
@@ -807,12 +918,22 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
       return this;
     }
 
-    /** Where stderr lines go; default logged at INFO. */
+    /**
+     * Where stderr lines go; default logged at INFO.
+     *
+     * @param value called with each stderr line, on the transport's stderr reader thread
+     * @return this builder
+     */
     public Builder stderrHandler(Consumer<String> value) {
       stderrHandler = Objects.requireNonNull(value, "stderrHandler");
       return this;
     }
 
+    /**
+     * Builds the transport; nothing is started until {@code connect}.
+     *
+     * @return a new, unconnected transport
+     */
     public SupervisedStdioClientTransport build() {
       return new SupervisedStdioClientTransport(this);
     }

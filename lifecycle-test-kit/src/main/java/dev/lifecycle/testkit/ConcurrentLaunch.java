@@ -70,11 +70,23 @@ public final class ConcurrentLaunch {
     this.platform = b.platform != null ? b.platform : ProcessPlatform.get();
   }
 
+  /**
+   * A builder for launches of {@code command}.
+   *
+   * @param command the program and its arguments, not empty
+   * @return a builder with 4 processes and the default platform
+   * @throws IllegalArgumentException if {@code command} is empty
+   */
   public static Builder builder(List<String> command) {
     return new Builder(command);
   }
 
-  /** Runs the launch; returns once every process exited or the timeout passed. */
+  /**
+   * Runs the launch; returns once every process exited or the timeout passed.
+   *
+   * @return one result per process and every descendant seen while they ran
+   * @throws InterruptedException if the thread is interrupted while waiting for the processes
+   */
   public LaunchReport run() throws InterruptedException {
     if (warmUp != null) {
       warmUp.run();
@@ -282,7 +294,13 @@ public final class ConcurrentLaunch {
       this.command = List.copyOf(command);
     }
 
-    /** How many processes start at once (default 4). */
+    /**
+     * How many processes start at once (default 4).
+     *
+     * @param value at least 1
+     * @return this builder
+     * @throws IllegalArgumentException if {@code value} is below 1
+     */
     public Builder count(int value) {
       if (value < 1) {
         throw new IllegalArgumentException("count must be >= 1: " + value);
@@ -291,24 +309,47 @@ public final class ConcurrentLaunch {
       return this;
     }
 
+    /**
+     * Adds an environment variable to every launched process.
+     *
+     * @param name the variable's name
+     * @param value its value
+     * @return this builder
+     */
     public Builder environment(String name, String value) {
       environment.put(Objects.requireNonNull(name), Objects.requireNonNull(value));
       return this;
     }
 
-    /** Warm variant: {@code run} (e.g. one run of the command) happens before the gate. */
+    /**
+     * Warm variant: {@code run} (e.g. one run of the command) happens before the gate.
+     *
+     * @param run what to do once before the processes start
+     * @return this builder
+     */
     public Builder warmUp(Runnable run) {
       this.warmUp = Objects.requireNonNull(run, "warmUp");
       return this;
     }
 
-    /** Broken-pipe variant: the reader closes each stdout after its first line. */
+    /**
+     * Broken-pipe variant: the reader closes each stdout after its first line.
+     *
+     * @return this builder
+     */
     public Builder closeStdoutAfterFirstLine() {
       this.closeStdoutEarly = true;
       return this;
     }
 
-    /** Caller-killed variant: SIGKILL the first {@code howMany} running processes after a delay. */
+    /**
+     * Caller-killed variant: SIGKILL the first {@code howMany} running processes after a delay.
+     *
+     * @param howMany how many processes to kill, {@code 0..count}
+     * @param after the delay after the start
+     * @return this builder
+     * @throws IllegalArgumentException if {@code howMany} is negative or above the count
+     */
     public Builder killCallers(int howMany, Duration after) {
       if (howMany < 0 || howMany > count) {
         throw new IllegalArgumentException(
@@ -319,7 +360,13 @@ public final class ConcurrentLaunch {
       return this;
     }
 
-    /** Bound on each process's run; a process still running then is reported, not awaited. */
+    /**
+     * Bound on each process's run; a process still running then is reported, not awaited.
+     *
+     * @param value the bound, positive
+     * @return this builder
+     * @throws IllegalArgumentException if {@code value} is zero or negative
+     */
     public Builder timeout(Duration value) {
       if (value.isNegative() || value.isZero()) {
         throw new IllegalArgumentException("timeout must be positive: " + value);
@@ -328,11 +375,23 @@ public final class ConcurrentLaunch {
       return this;
     }
 
+    /**
+     * The platform that spawns and signals the processes; default {@link ProcessPlatform#get()}.
+     *
+     * @param value the platform
+     * @return this builder
+     */
     public Builder platform(ProcessPlatform value) {
       this.platform = Objects.requireNonNull(value);
       return this;
     }
 
+    /**
+     * Builds the launch; nothing starts until {@link ConcurrentLaunch#run()}.
+     *
+     * @return a new launch
+     * @throws IllegalArgumentException if more callers are to be killed than are launched
+     */
     public ConcurrentLaunch build() {
       if (callersToKill > count) {
         throw new IllegalArgumentException("cannot kill more callers than are launched");

@@ -44,7 +44,14 @@ public final class CpuSampler {
     }
   }
 
-  /** Samples {@code tree} over {@code window}; per member, heaviest first. */
+  /**
+   * Samples {@code tree} over {@code window}; per member, heaviest first.
+   *
+   * @param tree which processes to sample, re-read during the window
+   * @param window how long CPU time is measured
+   * @param platform reads the members' CPU times
+   * @return one entry per member observed long enough to give a meaningful fraction, heaviest first
+   */
   public static List<ProcessCpu> sample(
       TreeSelector tree, Duration window, ProcessPlatform platform) {
     List<ProcessCpu> out = new ArrayList<>();

@@ -61,16 +61,32 @@ public final class FixtureChild {
     this.environment = Map.copyOf(b.environment);
   }
 
-  /** A fixture with a fresh cookie and no extra environment. */
+  /**
+   * A fixture with a fresh cookie and no extra environment.
+   *
+   * @param script what the fixture's shell processes do
+   * @return a fixture, not started yet
+   */
   public static FixtureChild of(FixtureScript script) {
     return builder(script).build();
   }
 
+  /**
+   * A builder for a fixture that runs {@code script}, with a fresh cookie.
+   *
+   * @param script what the fixture's shell processes do
+   * @return a new builder
+   * @throws NullPointerException if {@code script} is {@code null}
+   */
   public static Builder builder(FixtureScript script) {
     return new Builder(script);
   }
 
-  /** The value of {@link #OWNER_VARIABLE} for fixtures started by this JVM. */
+  /**
+   * The value of {@link #OWNER_VARIABLE} for fixtures started by this JVM.
+   *
+   * @return this JVM's {@code <pid>-<start time>}, the identity of the owner
+   */
   public static String ownerValue() {
     var self = ProcessPlatform.get().self();
     return self.pid() + "-" + self.startTime();
@@ -78,6 +94,8 @@ public final class FixtureChild {
 
   /**
    * Whether util-linux {@code setsid(1)} is on this machine (the {@code setsid} command needs it).
+   *
+   * @return {@code true} if an executable {@code setsid} is in a {@code PATH} directory
    */
   public static boolean setsidAvailable() {
     for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
@@ -88,16 +106,29 @@ public final class FixtureChild {
     return false;
   }
 
+  /**
+   * What this fixture's processes do.
+   *
+   * @return the script this fixture was built with
+   */
   public FixtureScript script() {
     return script;
   }
 
-  /** The tree cookie every process of this fixture carries. */
+  /**
+   * The tree cookie every process of this fixture carries.
+   *
+   * @return the value of the cookie environment variable in every fixture process
+   */
   public String cookie() {
     return cookie;
   }
 
-  /** Selects every process of this fixture, escapees included, by its cookie. */
+  /**
+   * Selects every process of this fixture, escapees included, by its cookie.
+   *
+   * @return a selector matching this fixture's cookie
+   */
   public TreeSelector tree() {
     return TreeSelector.cookie(cookie);
   }
@@ -106,6 +137,7 @@ public final class FixtureChild {
    * Kills every running process carrying this fixture's cookie (escapees included) with an
    * identity-checked SIGKILL, repeating until none is left (zombies count as gone).
    *
+   * @param within how long to keep killing and polling before giving up
    * @throws AssertionError when some are still running after {@code within}
    */
   public void killAll(Duration within) {
@@ -129,7 +161,11 @@ public final class FixtureChild {
     }
   }
 
-  /** The command line: {@code /bin/sh <extracted fixture.sh> words...}. */
+  /**
+   * The command line: {@code /bin/sh <extracted fixture.sh> words...}.
+   *
+   * @return the command, unmodifiable
+   */
   public List<String> command() {
     List<String> command = new ArrayList<>();
     command.add(SHELL);
@@ -138,7 +174,11 @@ public final class FixtureChild {
     return List.copyOf(command);
   }
 
-  /** A process builder with the command and the markers (including the cookie) in place. */
+  /**
+   * A process builder with the command and the markers (including the cookie) in place.
+   *
+   * @return a new builder per call; the caller may change it before starting
+   */
   public ProcessBuilder processBuilder() {
     ProcessBuilder builder = new ProcessBuilder(command());
     builder.environment().putAll(environment);
@@ -148,12 +188,23 @@ public final class FixtureChild {
     return builder;
   }
 
-  /** Starts the fixture with a plain {@link ProcessBuilder} (same session and group as the JVM). */
+  /**
+   * Starts the fixture with a plain {@link ProcessBuilder} (same session and group as the JVM).
+   *
+   * @return the started shell process
+   * @throws IOException if {@code /bin/sh} cannot be started
+   */
   public Process start() throws IOException {
     return processBuilder().start();
   }
 
-  /** Starts the fixture through {@code platform} in a new session, exporting this cookie. */
+  /**
+   * Starts the fixture through {@code platform} in a new session, exporting this cookie.
+   *
+   * @param platform the platform that spawns it
+   * @return the started shell process, supervised by {@code platform}
+   * @throws IOException if {@code /bin/sh} cannot be started
+   */
   public SupervisedProcess spawn(ProcessPlatform platform) throws IOException {
     return platform.spawn(processBuilder(), SpawnOptions.defaults().withTreeCookie(cookie));
   }
@@ -163,6 +214,10 @@ public final class FixtureChild {
    * {@code count} pids, and returns them in the order written. Prefer it to stdout lines for
    * grandchildren: the JDK stops reading a child's stdout once that child exits.
    *
+   * @param pidFile the file fixture processes append their pids to
+   * @param count how many pids to wait for
+   * @param timeout how long to wait
+   * @return every pid in the file when {@code count} were reached, in the order written
    * @throws AssertionError when fewer arrive within {@code timeout}
    */
   public static List<Long> awaitPids(Path pidFile, int count, Duration timeout) {
@@ -195,6 +250,9 @@ public final class FixtureChild {
   /**
    * Reads {@code process}'s stdout up to the line {@code ready <pid>} and returns the pid.
    *
+   * @param process a started fixture whose stdout nobody else reads
+   * @param timeout how long to wait for the line
+   * @return the pid on the {@code ready} line
    * @throws AssertionError when the line does not come within {@code timeout}
    */
   public static long awaitReady(Process process, Duration timeout) {
@@ -206,6 +264,10 @@ public final class FixtureChild {
    * Reads {@code process}'s stdout line by line (unbuffered, so later reads lose nothing) until a
    * line starts with {@code prefix}, and returns it.
    *
+   * @param process a started fixture whose stdout nobody else reads
+   * @param prefix what the awaited line starts with
+   * @param timeout how long to wait for the line
+   * @return the whole line, without its newline
    * @throws AssertionError when no such line comes within {@code timeout} or stdout ends first
    */
   public static String awaitLine(Process process, String prefix, Duration timeout) {
@@ -274,22 +336,46 @@ public final class FixtureChild {
       this.script = Objects.requireNonNull(script, "script");
     }
 
-    /** Uses a given cookie instead of a fresh one (8-64 of [A-Za-z0-9._-]). */
+    /**
+     * Uses a given cookie instead of a fresh one.
+     *
+     * @param value 8-64 of [A-Za-z0-9._-]
+     * @return this builder
+     * @throws IllegalArgumentException if {@code value} is not a valid cookie
+     */
     public Builder cookie(String value) {
       this.cookie = SpawnOptions.defaults().withTreeCookie(value).treeCookie();
       return this;
     }
 
-    /** Every fixture process appends its pid to {@code file} when it starts. */
+    /**
+     * Every fixture process appends its pid to {@code file} when it starts.
+     *
+     * @param file the file; read it with {@link FixtureChild#awaitPids}
+     * @return this builder
+     */
     public Builder pidFile(Path file) {
       return environment(PIDFILE_VARIABLE, file.toAbsolutePath().toString());
     }
 
+    /**
+     * Adds an environment variable to every fixture process.
+     *
+     * @param name the variable's name
+     * @param value its value
+     * @return this builder
+     * @throws NullPointerException if either is {@code null}
+     */
     public Builder environment(String name, String value) {
       environment.put(Objects.requireNonNull(name), Objects.requireNonNull(value));
       return this;
     }
 
+    /**
+     * Builds the fixture; nothing is started.
+     *
+     * @return a new fixture
+     */
     public FixtureChild build() {
       return new FixtureChild(this);
     }

@@ -56,66 +56,159 @@ public final class FixtureScript {
     this.words = List.copyOf(words);
   }
 
-  /** The empty script (exits 0 at once). */
+  /**
+   * The empty script (exits 0 at once).
+   *
+   * @return a script with no words
+   */
   public static FixtureScript create() {
     return new FixtureScript(List.of());
   }
 
-  /** The words passed to {@code fixture.sh}. */
+  /**
+   * The words passed to {@code fixture.sh}.
+   *
+   * @return the words in order, unmodifiable
+   */
   public List<String> words() {
     return words;
   }
 
+  /**
+   * Appends {@code spawn count { body }}: start {@code count} background children, each running
+   * {@code body}.
+   *
+   * @param count how many children, at least 0
+   * @param body what each new process runs
+   * @return a new, longer script; this one is unchanged
+   * @throws IllegalArgumentException if {@code count} is negative
+   */
   public FixtureScript spawn(int count, FixtureScript body) {
     requireNonNegative("spawn count", count);
     return append(List.of("spawn", Integer.toString(count)), body);
   }
 
+  /**
+   * Appends {@code chain depth { body }}: a chain of {@code depth} processes below this one, every
+   * level starting the next, then running {@code body}.
+   *
+   * @param depth how many levels, at least 0
+   * @param body what every level runs after starting the next
+   * @return a new, longer script; this one is unchanged
+   * @throws IllegalArgumentException if {@code depth} is negative
+   */
   public FixtureScript chain(int depth, FixtureScript body) {
     requireNonNegative("chain depth", depth);
     return append(List.of("chain", Integer.toString(depth)), body);
   }
 
+  /**
+   * Appends {@code setsid { body }}: a child in a new session (an escapee) running {@code body};
+   * exits 97 where util-linux {@code setsid(1)} is absent.
+   *
+   * @param body what each new process runs
+   * @return a new, longer script; this one is unchanged
+   */
   public FixtureScript setsid(FixtureScript body) {
     return append(List.of("setsid"), body);
   }
 
+  /**
+   * Appends {@code daemon { body }}: a double fork whose grandchild runs {@code body} and is
+   * re-parented to init or the nearest subreaper at once.
+   *
+   * @param body what the re-parented grandchild runs
+   * @return a new, longer script; this one is unchanged
+   */
   public FixtureScript doubleFork(FixtureScript body) {
     return append(List.of("daemon"), body);
   }
 
+  /**
+   * Appends {@code ignore-term}: SIGTERM is ignored from here on, also by children started
+   * afterwards.
+   *
+   * @return a new, longer script; this one is unchanged
+   */
   public FixtureScript ignoreTerm() {
     return with("ignore-term");
   }
 
+  /**
+   * Appends {@code exit-on-term code}: on SIGTERM the process ends its current sleep and exits with
+   * {@code code} (0-255).
+   *
+   * @param code the exit code, 0-255
+   * @return a new, longer script; this one is unchanged
+   * @throws IllegalArgumentException if {@code code} is not within 0-255
+   */
   public FixtureScript exitOnTerm(int code) {
     return with("exit-on-term", exitCode(code));
   }
 
+  /**
+   * Appends {@code close-stdin}: closes file descriptor 0.
+   *
+   * @return a new, longer script; this one is unchanged
+   */
   public FixtureScript closeStdin() {
     return with("close-stdin");
   }
 
+  /**
+   * Appends {@code close-stdout}: closes file descriptor 1.
+   *
+   * @return a new, longer script; this one is unchanged
+   */
   public FixtureScript closeStdout() {
     return with("close-stdout");
   }
 
+  /**
+   * Appends {@code close-stderr}: closes file descriptor 2.
+   *
+   * @return a new, longer script; this one is unchanged
+   */
   public FixtureScript closeStderr() {
     return with("close-stderr");
   }
 
+  /**
+   * Appends {@code detach-stdio}: redirects descriptors 0-2 to {@code /dev/null}, so the process
+   * stops holding its parent's pipes.
+   *
+   * @return a new, longer script; this one is unchanged
+   */
   public FixtureScript detachStdio() {
     return with("detach-stdio");
   }
 
+  /**
+   * Appends {@code announce}: prints {@code pid <pid>} on stdout.
+   *
+   * @return a new, longer script; this one is unchanged
+   */
   public FixtureScript announce() {
     return with("announce");
   }
 
+  /**
+   * Appends {@code ready}: prints {@code ready <pid>} on stdout once the children above are forked
+   * (read it with {@link FixtureChild#awaitReady}).
+   *
+   * @return a new, longer script; this one is unchanged
+   */
   public FixtureScript ready() {
     return with("ready");
   }
 
+  /**
+   * Appends {@code print word}: prints {@code word} on stdout.
+   *
+   * @param word the word to print
+   * @return a new, longer script; this one is unchanged
+   * @throws IllegalArgumentException if {@code word} is not one word of [A-Za-z0-9._:+-]
+   */
   public FixtureScript print(String word) {
     if (!WORD.matcher(word).matches()) {
       throw new IllegalArgumentException("print takes one word of [A-Za-z0-9._:+-]: " + word);
@@ -123,18 +216,44 @@ public final class FixtureScript {
     return with("print", word);
   }
 
+  /**
+   * Appends {@code spin}: busy-loops forever on one core.
+   *
+   * @return a new, longer script; this one is unchanged
+   */
   public FixtureScript spin() {
     return with("spin");
   }
 
+  /**
+   * Appends {@code write-forever}: writes lines to stdout forever; a closed pipe kills the process
+   * by SIGPIPE (exit 141 as seen from Java).
+   *
+   * @return a new, longer script; this one is unchanged
+   */
   public FixtureScript writeForever() {
     return with("write-forever");
   }
 
+  /**
+   * Appends {@code write-until-epipe code}: ignores SIGPIPE, writes until a write fails with EPIPE,
+   * prints {@code epipe <pid>} on stderr and exits with {@code code}.
+   *
+   * @param code the exit code after EPIPE, 0-255
+   * @return a new, longer script; this one is unchanged
+   * @throws IllegalArgumentException if {@code code} is not within 0-255
+   */
   public FixtureScript writeUntilEpipe(int code) {
     return with("write-until-epipe", exitCode(code));
   }
 
+  /**
+   * Appends {@code sleep seconds}: sleeps for {@code duration} (millisecond resolution).
+   *
+   * @param duration how long, not negative
+   * @return a new, longer script; this one is unchanged
+   * @throws IllegalArgumentException if {@code duration} is negative
+   */
   public FixtureScript sleep(Duration duration) {
     if (duration.isNegative()) {
       throw new IllegalArgumentException("sleep must not be negative: " + duration);
@@ -143,10 +262,22 @@ public final class FixtureScript {
     return with("sleep", seconds.stripTrailingZeros().toPlainString());
   }
 
+  /**
+   * Appends {@code wait}: waits for every background child.
+   *
+   * @return a new, longer script; this one is unchanged
+   */
   public FixtureScript waitForChildren() {
     return with("wait");
   }
 
+  /**
+   * Appends {@code exit code}: exits with {@code code} (0-255).
+   *
+   * @param code the exit code, 0-255
+   * @return a new, longer script; this one is unchanged
+   * @throws IllegalArgumentException if {@code code} is not within 0-255
+   */
   public FixtureScript exit(int code) {
     return with("exit", exitCode(code));
   }

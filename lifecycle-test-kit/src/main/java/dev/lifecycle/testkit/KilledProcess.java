@@ -15,13 +15,28 @@ import java.util.Objects;
  */
 public record KilledProcess(
     ProcessIdentity identity, String commandLine, String how, boolean foundWhileKilling) {
+  /**
+   * Checks the components.
+   *
+   * @param identity the process (pid, start time, boot id)
+   * @param commandLine its command line when killed
+   * @param how the mechanism: {@code "cgroup.kill"}, {@code "SIGKILL (identity-checked)"}, {@code
+   *     "killpg <pgid>"}
+   * @param foundWhileKilling true for a process that was not in the leak list but appeared (a child
+   *     forked by a leak) while the leaks were being killed
+   * @throws NullPointerException if a component is {@code null}
+   */
   public KilledProcess {
     Objects.requireNonNull(identity, "identity");
     Objects.requireNonNull(commandLine, "commandLine");
     Objects.requireNonNull(how, "how");
   }
 
-  /** One report line. */
+  /**
+   * One report line.
+   *
+   * @return pid, mechanism, whether it appeared while killing, and command line
+   */
   public String describe() {
     return "pid "
         + identity.pid()

@@ -34,26 +34,49 @@ public final class LaunchReport {
     this.platform = platform;
   }
 
+  /**
+   * One result per launched process, in launch order.
+   *
+   * @return the results, unmodifiable
+   */
   public List<LaunchResult> results() {
     return results;
   }
 
-  /** Every process seen in the launched trees while they ran, the launched ones included. */
+  /**
+   * Every process seen in the launched trees while they ran, the launched ones included.
+   *
+   * @return the identities, unmodifiable
+   */
   public Set<ProcessIdentity> processesSeen() {
     return seen;
   }
 
-  /** The cookie every launched process (and its descendants) carried. */
+  /**
+   * The cookie every launched process (and its descendants) carried.
+   *
+   * @return the value of the cookie environment variable of this launch
+   */
   public String cookie() {
     return cookie;
   }
 
-  /** Exit codes by index; {@code -1} for a process that did not exit. */
+  /**
+   * Exit codes by index; {@code -1} for a process that did not exit.
+   *
+   * @return one code per launched process, in launch order
+   */
   public List<Integer> exitCodes() {
     return results.stream().map(r -> r.exitCode().orElse(-1)).toList();
   }
 
-  /** Asserts every process exited by itself (or by the harness) within {@code bound}. */
+  /**
+   * Asserts every process exited by itself (or by the harness) within {@code bound}.
+   *
+   * @param bound the longest a process may have run
+   * @return this report
+   * @throws AssertionError listing the late processes, after the survivors were killed
+   */
   public LaunchReport assertAllExitedWithin(Duration bound) {
     List<LaunchResult> late =
         results.stream().filter(r -> !r.exited() || r.elapsed().compareTo(bound) > 0).toList();
@@ -74,6 +97,10 @@ public final class LaunchReport {
   /**
    * Asserts that every launched process, every descendant seen during the run and every process
    * carrying the launch's cookie is gone (zombies count as gone) within {@code within}.
+   *
+   * @param within how long they may take to be gone
+   * @return this report
+   * @throws AssertionError listing those still running, after they were killed
    */
   public LaunchReport assertAllGone(Duration within) {
     if (!Polling.until(within, () -> survivors().isEmpty())) {
@@ -91,7 +118,11 @@ public final class LaunchReport {
     return this;
   }
 
-  /** Identities that may still be running: seen ones plus current cookie carriers. */
+  /**
+   * Identities that may still be running: seen ones plus current cookie carriers.
+   *
+   * @return the ones of those still running now (zombies count as gone)
+   */
   public List<ProcessIdentity> survivors() {
     Set<ProcessIdentity> candidates = new LinkedHashSet<>(seen);
     for (long pid : platform.findByEnvironment(SpawnOptions.COOKIE_VARIABLE, cookie)) {

@@ -26,6 +26,11 @@ public record LaunchResult(
     Duration elapsed,
     boolean killedByHarness) {
 
+  /**
+   * Whether the process exited before the launch's timeout.
+   *
+   * @return {@code true} if its exit code is known
+   */
   public boolean exited() {
     return exitCode.isPresent();
   }

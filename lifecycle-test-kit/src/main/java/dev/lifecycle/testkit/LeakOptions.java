@@ -44,11 +44,28 @@ import org.slf4j.LoggerFactory;
  * </table>
  */
 public final class LeakOptions {
+  /** Configuration parameter for the linger (see the table above). */
   public static final String LINGER_PARAMETER = "lifecycle.leaks.linger";
+
+  /** Configuration parameter for the action: {@code fail} or {@code warn}. */
   public static final String ACTION_PARAMETER = "lifecycle.leaks.action";
+
+  /** Configuration parameter for the scope: {@code method} or {@code class}. */
   public static final String SCOPE_PARAMETER = "lifecycle.leaks.scope";
+
+  /**
+   * Configuration parameter for the attribution tier: {@code auto}, {@code cgroup} or {@code
+   * evidence}.
+   */
   public static final String ATTRIBUTION_PARAMETER = "lifecycle.leaks.attribution";
+
+  /** Configuration parameter for the extra ignore patterns, comma-separated regular expressions. */
   public static final String IGNORE_PARAMETER = "lifecycle.leaks.ignore";
+
+  /**
+   * Configuration parameter for the switch that makes the Platform listener check non-Jupiter tests
+   * too.
+   */
   public static final String OTHER_ENGINES_PARAMETER = "lifecycle.leaks.otherEngines";
 
   /**
@@ -103,38 +120,78 @@ public final class LeakOptions {
     this.platform = platform;
   }
 
-  /** The defaults, with no configuration. */
+  /**
+   * The defaults, with no configuration.
+   *
+   * @return the options {@code builder().build()} gives: every {@code DEFAULT_*} value, nothing
+   *     ignored
+   */
   public static LeakOptions defaults() {
     return DEFAULTS;
   }
 
+  /**
+   * A builder with nothing set explicitly.
+   *
+   * @return a new builder; what it leaves unset comes from the configuration or the defaults
+   */
   public static Builder builder() {
     return new Builder();
   }
 
+  /**
+   * When the check runs: after each test method or after the whole class.
+   *
+   * @return {@link LeakScope#METHOD} or {@link LeakScope#CLASS}, never {@link LeakScope#INFERRED}
+   */
   public LeakScope scope() {
     return scope;
   }
 
-  /** How long new processes may take to exit by themselves; {@link Duration#ZERO} checks once. */
+  /**
+   * How long new processes may take to exit by themselves.
+   *
+   * @return the linger; {@link Duration#ZERO} checks once
+   */
   public Duration linger() {
     return linger;
   }
 
+  /**
+   * What a leak does to the test.
+   *
+   * @return {@link LeakAction#FAIL} or {@link LeakAction#WARN}, never {@link LeakAction#INFERRED}
+   */
   public LeakAction action() {
     return action;
   }
 
+  /**
+   * How processes are attributed to a test (cgroup membership, evidence, or whichever works here).
+   *
+   * @return the attribution tier
+   */
   public Attribution attribution() {
     return attribution;
   }
 
-  /** Command-line patterns of processes never reported. */
+  /**
+   * Command-line patterns of processes never reported.
+   *
+   * @return the patterns, unmodifiable; a process matches when a pattern is found anywhere in its
+   *     command line
+   */
   public List<Pattern> ignore() {
     return ignore;
   }
 
-  /** Whether {@code leak} is excluded by a pattern or a predicate filter. */
+  /**
+   * Whether {@code leak} is excluded by a pattern or a predicate filter.
+   *
+   * @param leak a process the check found
+   * @return {@code true} if an {@link #ignore()} pattern is found in its command line or an {@code
+   *     ignoreIf} filter accepts it
+   */
   public boolean isIgnored(LeakedProcess leak) {
     for (Pattern p : ignore) {
       if (p.matcher(leak.commandLine()).find()) {
@@ -149,11 +206,20 @@ public final class LeakOptions {
     return false;
   }
 
-  /** Background sampling period of the evidence tier; {@link Duration#ZERO} disables it. */
+  /**
+   * Background sampling period of the evidence tier.
+   *
+   * @return the period; {@link Duration#ZERO} disables background sampling
+   */
   public Duration sampleEvery() {
     return sampleEvery;
   }
 
+  /**
+   * The platform processes are read and signalled with.
+   *
+   * @return the builder's platform, or {@link ProcessPlatform#get()} when none was set
+   */
   public ProcessPlatform platform() {
     return platform != null ? platform : ProcessPlatform.get();
   }
@@ -193,7 +259,12 @@ public final class LeakOptions {
 
     private Builder() {}
 
-    /** {@link LeakScope#INFERRED} leaves it to the configuration. */
+    /**
+     * When the check runs; {@link LeakScope#INFERRED} leaves it to the configuration.
+     *
+     * @param value the scope
+     * @return this builder
+     */
     public Builder scope(LeakScope value) {
       this.scope = Objects.requireNonNull(value, "scope");
       return this;
@@ -202,6 +273,10 @@ public final class LeakOptions {
     /**
      * How long processes may take to exit by themselves; {@link Duration#ZERO} checks once. Values
      * over {@link Limit#MAX} are clamped.
+     *
+     * @param value the linger
+     * @return this builder
+     * @throws IllegalArgumentException if {@code value} is negative
      */
     public Builder linger(Duration value) {
       Limit limit = Limit.of(value); // rejects negatives, clamps the huge
@@ -213,6 +288,8 @@ public final class LeakOptions {
      * The linger as text in {@link Limit#parse(String)} grammar ({@code 3s}, {@code 500ms}, {@code
      * PT2S}; a bare integer is milliseconds; {@code 0} checks once).
      *
+     * @param text the linger as text
+     * @return this builder
      * @throws IllegalArgumentException naming the text and the reason when unusable
      */
     public Builder linger(String text) {
@@ -220,19 +297,36 @@ public final class LeakOptions {
       return this;
     }
 
-    /** {@link LeakAction#INFERRED} leaves it to the configuration. */
+    /**
+     * What a leak does; {@link LeakAction#INFERRED} leaves it to the configuration.
+     *
+     * @param value the action
+     * @return this builder
+     */
     public Builder action(LeakAction value) {
       this.action = Objects.requireNonNull(value, "action");
       return this;
     }
 
-    /** {@link Attribution#CGROUP} makes the check fail fast where no cgroup can be created. */
+    /**
+     * The attribution tier; {@link Attribution#CGROUP} makes the check fail fast where no cgroup
+     * can be created.
+     *
+     * @param value the tier
+     * @return this builder
+     */
     public Builder attribution(Attribution value) {
       this.attribution = Objects.requireNonNull(value, "attribution");
       return this;
     }
 
-    /** Never report processes whose command line contains a match of {@code regex}. */
+    /**
+     * Never report processes whose command line contains a match of {@code regex}.
+     *
+     * @param regex a {@link Pattern} regular expression, found anywhere in the command line
+     * @return this builder
+     * @throws java.util.regex.PatternSyntaxException if {@code regex} is not a valid expression
+     */
     public Builder ignore(String regex) {
       this.ignore.add(Pattern.compile(regex));
       return this;
@@ -242,13 +336,22 @@ public final class LeakOptions {
      * Never report processes {@code filter} accepts (it sees pid, command line, parent chain, age
      * and evidence). Processes a fixture starts on purpose can also be declared where they start:
      * {@link SharedProcesses}.
+     *
+     * @param filter returns {@code true} for a process that must not count as a leak
+     * @return this builder
      */
     public Builder ignoreIf(Predicate<? super LeakedProcess> filter) {
       this.filters.add(Objects.requireNonNull(filter, "filter"));
       return this;
     }
 
-    /** Background sampling period of the evidence tier ({@link Duration#ZERO} disables it). */
+    /**
+     * Background sampling period of the evidence tier; default {@link #DEFAULT_SAMPLE_EVERY}.
+     *
+     * @param value the period; {@link Duration#ZERO} disables background sampling
+     * @return this builder
+     * @throws IllegalArgumentException if {@code value} is negative
+     */
     public Builder sampleEvery(Duration value) {
       if (value.isNegative()) {
         throw new IllegalArgumentException("sampleEvery must not be negative: " + value);
@@ -257,20 +360,33 @@ public final class LeakOptions {
       return this;
     }
 
-    /** The platform to read and signal processes with; {@link ProcessPlatform#get()} by default. */
+    /**
+     * The platform to read and signal processes with; {@link ProcessPlatform#get()} by default.
+     *
+     * @param value the platform
+     * @return this builder
+     */
     public Builder platform(ProcessPlatform value) {
       this.platform = Objects.requireNonNull(value, "platform");
       return this;
     }
 
-    /** The options with nothing configured: what is unset takes the default. */
+    /**
+     * The options with nothing configured: what is unset takes the default.
+     *
+     * @return new immutable options
+     */
     public LeakOptions build() {
       return build(key -> Optional.empty());
     }
 
     /**
-     * The options, taking what is unset from {@code configuration} (a configuration parameter by
-     * name, e.g. {@code ExtensionContext::getConfigurationParameter}), then the defaults.
+     * The options, taking what is unset from {@code configuration}, then the defaults. An unusable
+     * configured value is logged as a warning and the default is used.
+     *
+     * @param configuration a configuration parameter by name, e.g. {@code
+     *     ExtensionContext::getConfigurationParameter}
+     * @return new immutable options
      */
     public LeakOptions build(Function<String, Optional<String>> configuration) {
       Objects.requireNonNull(configuration, "configuration");

@@ -30,6 +30,21 @@ public record LeakReport(
     List<Long> survivors,
     String caveat) {
 
+  /**
+   * Copies the lists.
+   *
+   * @param testName the test (or class) the leaks are attributed to
+   * @param tier the attribution tier in force ({@link Attribution#CGROUP} or {@link
+   *     Attribution#EVIDENCE})
+   * @param tierNote where the cgroup was, or why the cgroup tier was not used; {@code ""} for none
+   * @param leaks the leaked processes, empty when clean
+   * @param waited how long the check lingered for them to exit by themselves
+   * @param action what the check does with leaks ({@link LeakAction#WARN} kills nothing)
+   * @param kills every process the check killed, leaks and what appeared while killing them
+   * @param survivors pids still alive after the kills (non-empty is an error)
+   * @param caveat a note on attribution quality (e.g. concurrent tests), {@code ""} for none
+   * @throws NullPointerException if a component is {@code null}
+   */
   public LeakReport {
     Objects.requireNonNull(testName, "testName");
     Objects.requireNonNull(tier, "tier");
@@ -42,6 +57,12 @@ public record LeakReport(
     Objects.requireNonNull(caveat, "caveat");
   }
 
+  /**
+   * Whether the check found no leak ({@code leaks} is empty); kills and survivors are not
+   * considered.
+   *
+   * @return {@code true} if nothing leaked
+   */
   public boolean isClean() {
     return leaks.isEmpty();
   }
@@ -50,7 +71,11 @@ public record LeakReport(
     return new LeakReport(testName, tier, tierNote, leaks, waited, action, done, alive, caveat);
   }
 
-  /** The readable report: tier, one entry per leaked process with its evidence, every kill. */
+  /**
+   * The readable report: tier, one entry per leaked process with its evidence, every kill.
+   *
+   * @return the report as multi-line text
+   */
   public String render() {
     StringBuilder out = new StringBuilder();
     if (isClean()) {

@@ -184,13 +184,21 @@ public final class LeakTracker implements AutoCloseable {
    * Starts tracking now: enters a cgroup where the options allow and the machine offers one, else
    * takes the evidence-tier baseline and starts sampling.
    *
+   * @param options scope, linger, attribution and ignore rules
+   * @param testName names the test in reports
+   * @return a tracker to {@link #check(Duration)} and close when the test ends
    * @throws IllegalStateException when {@link Attribution#CGROUP} is required and unavailable
    */
   public static LeakTracker start(LeakOptions options, String testName) {
     return new LeakTracker(options, testName, Optional.empty());
   }
 
-  /** {@link #start(LeakOptions, String)} with {@link LeakOptions#defaults()}. */
+  /**
+   * {@link #start(LeakOptions, String)} with {@link LeakOptions#defaults()}.
+   *
+   * @param testName names the test in reports
+   * @return a tracker to {@link #check(Duration)} and close when the test ends
+   */
   public static LeakTracker start(String testName) {
     return start(LeakOptions.defaults(), testName);
   }
@@ -200,12 +208,21 @@ public final class LeakTracker implements AutoCloseable {
     return new LeakTracker(options, testName, Optional.of(enclosing));
   }
 
-  /** The tier in force for this tracker. */
+  /**
+   * The tier in force for this tracker.
+   *
+   * @return {@link Attribution#CGROUP} or {@link Attribution#EVIDENCE}, never {@link
+   *     Attribution#AUTO}
+   */
   public Attribution tier() {
     return tier;
   }
 
-  /** Adds a note to every report of this tracker (e.g. why attribution may be imprecise). */
+  /**
+   * Adds a note to every report of this tracker (e.g. why attribution may be imprecise).
+   *
+   * @param caveat the note; a blank one is ignored
+   */
   public void addCaveat(String caveat) {
     if (!caveat.isBlank()) {
       caveats.add(caveat);
@@ -223,7 +240,11 @@ public final class LeakTracker implements AutoCloseable {
     }
   }
 
-  /** Identities of every process seen as a descendant of this JVM since the baseline. */
+  /**
+   * Identities of every process seen as a descendant of this JVM since the baseline.
+   *
+   * @return the identities, whether or not the processes still run
+   */
   public synchronized Set<ProcessIdentity> seenDescendants() {
     String boot = platform.snapshot().bootId();
     Set<ProcessIdentity> out = new HashSet<>();
@@ -332,6 +353,10 @@ public final class LeakTracker implements AutoCloseable {
    * In the cgroup tier, moves this JVM out of the tracker's cgroup; then waits up to {@code linger}
    * (polling with backoff) for every attributed process to exit by itself, and reports the ones
    * left. Kills nothing: see {@link #kill(LeakReport)}.
+   *
+   * @param linger how long attributed processes may take to exit; {@link Duration#ZERO} checks once
+   * @return the attributed processes still running after {@code linger}, without the ignored, the
+   *     declared shared and those an earlier check reported
    */
   public LeakReport check(Duration linger) {
     leaveCgroup();
@@ -553,6 +578,7 @@ public final class LeakTracker implements AutoCloseable {
    * member is a leak), then re-scans up to a few rounds for children forked while dying, each
    * listed as found while killing. Then verifies (zombies count as gone) within a bound.
    *
+   * @param report a report of {@link #check(Duration)}
    * @return the report with the kills and the pids that survived (empty when the cleanup worked)
    */
   public LeakReport kill(LeakReport report) {

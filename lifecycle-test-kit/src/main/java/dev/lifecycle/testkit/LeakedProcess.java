@@ -61,6 +61,18 @@ public record LeakedProcess(
     }
   }
 
+  /**
+   * Copies {@code parentChain}.
+   *
+   * @param identity pid, start time and boot id: what the cleanup signals
+   * @param commandLine the full command line, or the short command name when unreadable
+   * @param parentChain the parent chain at detection, nearest first, as {@code "pid (comm)"}
+   * @param age how long it has been running, {@link Duration#ZERO} when unknown
+   * @param cpuTime CPU time consumed so far
+   * @param state scheduler state at detection
+   * @param reason the evidence that attributed it to this test
+   * @throws NullPointerException if a component is {@code null}
+   */
   public LeakedProcess {
     Objects.requireNonNull(identity, "identity");
     Objects.requireNonNull(commandLine, "commandLine");
@@ -71,11 +83,20 @@ public record LeakedProcess(
     Objects.requireNonNull(reason, "reason");
   }
 
+  /**
+   * The leaked process's pid, from its {@code identity}.
+   *
+   * @return the pid
+   */
   public long pid() {
     return identity.pid();
   }
 
-  /** One report line. */
+  /**
+   * One report line.
+   *
+   * @return pid, state, age, CPU time, command line, parent chain and why it counts as a leak
+   */
   public String describe() {
     return "pid "
         + pid()

@@ -25,20 +25,36 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Inherited
 @ExtendWith(ProcessLeakExtension.class)
 public @interface NoProcessLeaks {
-  /** Per method and class (default), or per class only. */
+  /**
+   * Per method and class (default), or per class only.
+   *
+   * @return the scope; {@link LeakScope#INFERRED} takes {@value LeakOptions#SCOPE_PARAMETER}, else
+   *     {@link LeakOptions#DEFAULT_SCOPE}
+   */
   LeakScope scope() default LeakScope.INFERRED;
 
   /**
    * How long to wait for processes to exit by themselves before calling them leaked, in {@link
    * dev.lifecycle.time.Limit#parse(String)} grammar: {@code "3s"}, {@code "500ms"}, {@code "PT2S"},
-   * a bare integer is milliseconds, {@code "0"} checks once. Empty: {@value
-   * LeakOptions#LINGER_PARAMETER}, else {@link LeakOptions#DEFAULT_LINGER}.
+   * a bare integer is milliseconds, {@code "0"} checks once.
+   *
+   * @return the linger as text; empty takes {@value LeakOptions#LINGER_PARAMETER}, else {@link
+   *     LeakOptions#DEFAULT_LINGER}
    */
   String linger() default "";
 
-  /** Fail the test (and kill the leaks), or only warn. */
+  /**
+   * Fail the test (and kill the leaks), or only warn.
+   *
+   * @return the action; {@link LeakAction#INFERRED} takes {@value LeakOptions#ACTION_PARAMETER},
+   *     else {@link LeakOptions#DEFAULT_ACTION}
+   */
   LeakAction action() default LeakAction.INFERRED;
 
-  /** Regular expressions (found anywhere in the command line) of processes never reported. */
+  /**
+   * Regular expressions (found anywhere in the command line) of processes never reported.
+   *
+   * @return the patterns, added to those of {@value LeakOptions#IGNORE_PARAMETER}
+   */
   String[] ignore() default {};
 }

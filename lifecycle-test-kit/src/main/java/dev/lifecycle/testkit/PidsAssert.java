@@ -15,12 +15,23 @@ import org.assertj.core.api.AbstractAssert;
 public class PidsAssert extends AbstractAssert<PidsAssert, Set<Long>> {
   private final ProcessPlatform platform;
 
+  /**
+   * Assertions on {@code pids}, probed with {@link ProcessPlatform#get()}.
+   *
+   * @param pids the process ids (copied)
+   */
   public PidsAssert(Set<Long> pids) {
     super(Set.copyOf(pids), PidsAssert.class);
     this.platform = ProcessPlatform.get();
   }
 
-  /** Waits (polling, bounded) until every pid is gone: no such process, or a zombie. */
+  /**
+   * Waits (polling, bounded) until every pid is gone: no such process, or a zombie.
+   *
+   * @param within how long they may take
+   * @return this assertion
+   * @throws AssertionError listing the pids still running after {@code within}
+   */
   public PidsAssert areAllGone(Duration within) {
     isNotNull();
     boolean gone =

@@ -19,17 +19,29 @@ public class ProcessAssert extends AbstractAssert<ProcessAssert, Long> {
   private OptionalInt exitCode = OptionalInt.empty();
   private boolean exited;
 
-  /** Assertions on a {@link Process} of this JVM (its exit code can be asserted). */
+  /**
+   * Assertions on a {@link Process} of this JVM (its exit code can be asserted).
+   *
+   * @param process the process
+   */
   public ProcessAssert(Process process) {
     this(process.pid(), Optional.of(process));
   }
 
-  /** Assertions on the process {@code handle} names. */
+  /**
+   * Assertions on the process {@code handle} names.
+   *
+   * @param handle the process; its exit code cannot be asserted
+   */
   public ProcessAssert(ProcessHandle handle) {
     this(handle.pid(), Optional.empty());
   }
 
-  /** Assertions on the process at {@code pid}. */
+  /**
+   * Assertions on the process at {@code pid}.
+   *
+   * @param pid the process id; its exit code cannot be asserted
+   */
   public ProcessAssert(Long pid) {
     this(pid, Optional.empty());
   }
@@ -43,6 +55,10 @@ public class ProcessAssert extends AbstractAssert<ProcessAssert, Long> {
   /**
    * Waits (polling, bounded) for the process to exit. A zombie counts as exited. For a {@link
    * Process} the exit is observed through {@link Process#waitFor(long, TimeUnit)}.
+   *
+   * @param within how long the process may take to exit
+   * @return this assertion
+   * @throws AssertionError if it still runs after {@code within}, or the thread was interrupted
    */
   public ProcessAssert exitsWithin(Duration within) {
     isNotNull();
@@ -68,7 +84,11 @@ public class ProcessAssert extends AbstractAssert<ProcessAssert, Long> {
     return this;
   }
 
-  /** The exit code seen by {@link #exitsWithin}, when the process was a {@link Process}. */
+  /**
+   * The exit code seen by {@link #exitsWithin}, when the process was a {@link Process}.
+   *
+   * @return the exit code, or empty before {@link #exitsWithin} or for a handle or a pid
+   */
   public OptionalInt exitCode() {
     return exitCode;
   }
@@ -77,6 +97,10 @@ public class ProcessAssert extends AbstractAssert<ProcessAssert, Long> {
    * Asserts the exit code seen by {@link #exitsWithin} (128 + n for death by signal n, as {@link
    * Process#exitValue()}). Only a {@link Process} has one: for a handle or a pid this fails and
    * says why.
+   *
+   * @param expected the exit code the process must have had
+   * @return this assertion
+   * @throws AssertionError if {@link #exitsWithin} was not called, the code is unknown or differs
    */
   public ProcessAssert withExitCode(int expected) {
     isNotNull();
@@ -97,7 +121,12 @@ public class ProcessAssert extends AbstractAssert<ProcessAssert, Long> {
     return this;
   }
 
-  /** Asserts the process is running now (not gone, not a zombie). */
+  /**
+   * Asserts the process is running now (not gone, not a zombie).
+   *
+   * @return this assertion
+   * @throws AssertionError if the process is gone or a zombie
+   */
   public ProcessAssert isAlive() {
     isNotNull();
     if (platform.probe(actual) == Liveness.GONE) {

@@ -14,7 +14,11 @@ import java.time.Duration;
 public record ProcessCpu(
     ProcessIdentity identity, String command, Duration used, Duration observed) {
 
-  /** Used CPU as a fraction of one core (1.0 = one core busy the whole time). */
+  /**
+   * Used CPU as a fraction of one core (1.0 = one core busy the whole time).
+   *
+   * @return {@code used / observed}; {@code 0} when nothing was observed
+   */
   public double coreFraction() {
     return observed.isZero() ? 0 : (double) used.toNanos() / observed.toNanos();
   }

@@ -66,6 +66,9 @@ public final class ProcessLeakExtension
   /**
    * An extension with {@code options}; what they leave unset comes from the configuration
    * parameters. The builder is read at every test: do not change it after registering.
+   *
+   * @param options the options set explicitly
+   * @return an extension to register with {@code @RegisterExtension}
    */
   public static ProcessLeakExtension with(LeakOptions.Builder options) {
     return new ProcessLeakExtension(Objects.requireNonNull(options, "options"));

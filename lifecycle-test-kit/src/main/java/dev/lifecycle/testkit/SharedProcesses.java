@@ -26,34 +26,58 @@ public final class SharedProcesses {
 
   private SharedProcesses() {}
 
-  /** Declares the process {@code handle} names now (by identity: a reused pid is not declared). */
+  /**
+   * Declares the process {@code handle} names now (by identity: a reused pid is not declared).
+   *
+   * @param handle the shared process
+   */
   public static void declare(ProcessHandle handle) {
     declare(handle.pid());
   }
 
-  /** Declares {@code process} (by identity). */
+  /**
+   * Declares {@code process} (by identity).
+   *
+   * @param process the shared process
+   */
   public static void declare(Process process) {
     declare(process.pid());
   }
 
-  /** Declares the process now at {@code pid} (by identity); no-op when there is none. */
+  /**
+   * Declares the process now at {@code pid} (by identity); no-op when there is none.
+   *
+   * @param pid the shared process's id
+   */
   public static void declare(long pid) {
     ProcessPlatform.get().identify(pid).ifPresent(PROCESSES::add);
   }
 
-  /** Declares a whole {@link ProcessTree}: its leader, group, session and cookie. */
+  /**
+   * Declares a whole {@link ProcessTree}: its leader, group, session and cookie.
+   *
+   * @param tree the shared tree
+   */
   public static void declare(ProcessTree tree) {
     Objects.requireNonNull(tree, "tree");
     PROCESSES.add(tree.leaderIdentity());
     COOKIES.add(tree.cookie());
   }
 
-  /** Withdraws a declaration made for {@code handle}'s process. */
+  /**
+   * Withdraws a declaration made for {@code handle}'s process.
+   *
+   * @param handle the process no longer shared
+   */
   public static void withdraw(ProcessHandle handle) {
     PROCESSES.removeIf(id -> id.pid() == handle.pid());
   }
 
-  /** Withdraws a tree's declaration. */
+  /**
+   * Withdraws a tree's declaration.
+   *
+   * @param tree the tree no longer shared
+   */
   public static void withdraw(ProcessTree tree) {
     PROCESSES.remove(tree.leaderIdentity());
     COOKIES.remove(tree.cookie());

@@ -14,12 +14,24 @@ import org.assertj.core.api.AbstractAssert;
 public class TreeAssert extends AbstractAssert<TreeAssert, TreeSelector> {
   private final ProcessPlatform platform;
 
+  /**
+   * Assertions on the processes {@code tree} selects, read and signalled with {@link
+   * ProcessPlatform#get()}.
+   *
+   * @param tree which processes make up the tree
+   */
   public TreeAssert(TreeSelector tree) {
     super(tree, TreeAssert.class);
     this.platform = ProcessPlatform.get();
   }
 
-  /** Waits (polling, bounded) until no member is running; zombies count as gone. */
+  /**
+   * Waits (polling, bounded) until no member is running; zombies count as gone.
+   *
+   * @param within how long members may take to exit
+   * @return this assertion
+   * @throws AssertionError listing the members still running after {@code within}
+   */
   public TreeAssert isEmptyWithin(Duration within) {
     isNotNull();
     boolean empty = Polling.until(within, () -> running().isEmpty());
@@ -40,6 +52,12 @@ public class TreeAssert extends AbstractAssert<TreeAssert, TreeSelector> {
   /**
    * Samples the members' CPU time over {@code window} and fails when any member used more than
    * {@code maxCoreFraction} of one core (0.5 = half a core).
+   *
+   * @param window how long CPU time is sampled
+   * @param maxCoreFraction the most each member may use, as a fraction of one core, above 0
+   * @return this assertion
+   * @throws IllegalArgumentException if {@code maxCoreFraction} is not a finite number above 0
+   * @throws AssertionError listing the members that used more
    */
   public TreeAssert doesNotSpin(Duration window, double maxCoreFraction) {
     isNotNull();
@@ -65,6 +83,13 @@ public class TreeAssert extends AbstractAssert<TreeAssert, TreeSelector> {
    * than {@code maxCoreFraction} of one core: catches a tree of many half-busy members that {@link
    * #doesNotSpin} (member by member) lets pass. Members that lived only part of the window count
    * with what they used.
+   *
+   * @param window how long CPU time is sampled
+   * @param maxCoreFraction the most all members together may use, as a fraction of one core, above
+   *     0
+   * @return this assertion
+   * @throws IllegalArgumentException if {@code maxCoreFraction} is not a finite number above 0
+   * @throws AssertionError with the total and the members' shares
    */
   public TreeAssert doesNotSpinInTotal(Duration window, double maxCoreFraction) {
     isNotNull();

@@ -32,17 +32,32 @@ public final class TreeSelector {
     this.cookie = cookie;
   }
 
-  /** {@code pid} and its descendants by parentage (re-parented escapees are not included). */
+  /**
+   * {@code pid} and its descendants by parentage (re-parented escapees are not included).
+   *
+   * @param pid the root's pid, positive
+   * @return a selector of the root and its descendants
+   */
   public static TreeSelector root(long pid) {
     return new TreeSelector(Kind.ROOT, requirePositive(pid), "");
   }
 
-  /** Every member of process group {@code pgid}. */
+  /**
+   * Every member of process group {@code pgid}.
+   *
+   * @param pgid the process group id, positive
+   * @return a selector of the group's members
+   */
   public static TreeSelector group(long pgid) {
     return new TreeSelector(Kind.GROUP, requirePositive(pgid), "");
   }
 
-  /** Every member of session {@code sid}. */
+  /**
+   * Every member of session {@code sid}.
+   *
+   * @param sid the session id, positive
+   * @return a selector of the session's members
+   */
   public static TreeSelector session(long sid) {
     return new TreeSelector(Kind.SESSION, requirePositive(sid), "");
   }
@@ -50,6 +65,10 @@ public final class TreeSelector {
   /**
    * Every process whose environment holds {@link SpawnOptions#COOKIE_VARIABLE}{@code =cookie}:
    * finds escapees (setsid, double fork) that left the group.
+   *
+   * @param cookie the tree cookie, not blank
+   * @return a selector of the processes carrying the cookie
+   * @throws IllegalArgumentException if {@code cookie} is blank
    */
   public static TreeSelector cookie(String cookie) {
     Objects.requireNonNull(cookie, "cookie");
@@ -59,12 +78,22 @@ public final class TreeSelector {
     return new TreeSelector(Kind.COOKIE, -1, cookie);
   }
 
-  /** Every descendant of this JVM by parentage (the JVM itself excluded). */
+  /**
+   * Every descendant of this JVM by parentage (the JVM itself excluded).
+   *
+   * @return a selector of this JVM's descendants
+   */
   public static TreeSelector descendantsOfThisJvm() {
     return new TreeSelector(Kind.THIS_JVM, -1, "");
   }
 
-  /** The members present in {@code table}, zombies included. */
+  /**
+   * The members present in {@code table}, zombies included.
+   *
+   * @param table a snapshot of the process table
+   * @param platform reads environments for a cookie selector
+   * @return the selected processes found in {@code table}
+   */
   public List<ProcessInfo> members(ProcessTable table, ProcessPlatform platform) {
     return switch (kind) {
       case ROOT -> {

@@ -39,36 +39,68 @@ public final class Cgroup {
     this.path = path;
   }
 
+  /**
+   * The cgroup v2 hierarchy this cgroup belongs to.
+   *
+   * @return the hierarchy, with its mount point
+   */
   public CgroupHierarchy hierarchy() {
     return hierarchy;
   }
 
-  /** The directory, e.g. {@code /sys/fs/cgroup/unified/lifecycle-1234-5678-1}. */
+  /**
+   * The directory, e.g. {@code /sys/fs/cgroup/unified/lifecycle-1234-5678-1}.
+   *
+   * @return the absolute directory of this cgroup
+   */
   public Path path() {
     return path;
   }
 
-  /** The path inside the hierarchy, as {@code /proc/<pid>/cgroup} shows it ({@code /} for root). */
+  /**
+   * The path inside the hierarchy, as {@code /proc/<pid>/cgroup} shows it ({@code /} for root).
+   *
+   * @return the path relative to the mount point, starting with {@code /}
+   */
   public String relativePath() {
     Path rel = hierarchy.mountPoint().relativize(path);
     return "/" + rel.toString();
   }
 
-  /** The last path element ({@code ""} for the root). */
+  /**
+   * The last path element ({@code ""} for the root).
+   *
+   * @return the directory's name
+   */
   public String name() {
     return path.equals(hierarchy.mountPoint()) ? "" : path.getFileName().toString();
   }
 
+  /**
+   * Whether this cgroup's directory exists now (a removed cgroup does not).
+   *
+   * @return {@code true} if the directory is there
+   */
   public boolean exists() {
     return Files.isDirectory(path);
   }
 
-  /** Whether this is the hierarchy's root (which has no {@code cgroup.kill} or events file). */
+  /**
+   * Whether this is the hierarchy's root (which has no {@code cgroup.kill} or events file).
+   *
+   * @return {@code true} for the mount point itself
+   */
   public boolean isRoot() {
     return path.equals(hierarchy.mountPoint());
   }
 
-  /** The child cgroup {@code name} (not created). */
+  /**
+   * The child cgroup {@code name} (not created).
+   *
+   * @param name one path element, a valid cgroup directory name
+   * @return the child, which may or may not exist
+   * @throws IllegalArgumentException if {@code name} is not a valid cgroup name
+   */
   public Cgroup child(String name) {
     if (!NAME.matcher(name).matches()) {
       throw new IllegalArgumentException("not a cgroup name: '" + name + "'");
@@ -79,6 +111,8 @@ public final class Cgroup {
   /**
    * Creates the child cgroup {@code name} (mkdir).
    *
+   * @param name one path element, a valid cgroup directory name
+   * @return the new child
    * @throws IOException naming the path and errno, e.g. EEXIST, EACCES, EROFS
    */
   public Cgroup createChild(String name) throws IOException {
@@ -95,6 +129,7 @@ public final class Cgroup {
    * Moves process {@code pid} (all its threads) into this cgroup. Needs write access to this {@code
    * cgroup.procs} and to that of the common ancestor of its current cgroup and this one.
    *
+   * @param pid the process to move, positive
    * @throws IOException naming the file and errno (ESRCH: gone; EBUSY: controllers forbid processes
    *     here; EACCES/EPERM: not delegated to us)
    */
@@ -105,7 +140,12 @@ public final class Cgroup {
     write("cgroup.procs", Long.toString(pid));
   }
 
-  /** The processes directly in this cgroup (not in its children). */
+  /**
+   * The processes directly in this cgroup (not in its children).
+   *
+   * @return the pids in this cgroup's {@code cgroup.procs}
+   * @throws IOException naming the file and errno when it cannot be read
+   */
   public List<Long> processes() throws IOException {
     List<Long> out = new ArrayList<>();
     readProcs(path, out);
@@ -115,6 +155,9 @@ public final class Cgroup {
   /**
    * Every process in this cgroup and its descendants (exact: the kernel's membership, O(members)).
    * Zombies that are not yet reaped are not listed by the kernel.
+   *
+   * @return the pids, in the order the kernel lists them, this cgroup first
+   * @throws IOException naming the file and errno when a {@code cgroup.procs} cannot be read
    */
   public Set<Long> members() throws IOException {
     List<Long> out = new ArrayList<>();
@@ -169,7 +212,12 @@ public final class Cgroup {
     return out;
   }
 
-  /** Child cgroups (one level). */
+  /**
+   * Child cgroups (one level).
+   *
+   * @return the child cgroups that exist now
+   * @throws IOException naming the directory and errno when it cannot be listed
+   */
   public List<Cgroup> children() throws IOException {
     List<Cgroup> out = new ArrayList<>();
     for (Path sub : subdirectories(path)) {
@@ -181,6 +229,9 @@ public final class Cgroup {
   /**
    * Whether a process is in this cgroup or below ({@code cgroup.events populated}). A removed
    * cgroup is not populated.
+   *
+   * @return {@code true} if a process is in this cgroup or below
+   * @throws IOException naming the file and errno when {@code cgroup.events} cannot be read
    */
   public boolean isPopulated() throws IOException {
     return events().populated();
@@ -218,7 +269,11 @@ public final class Cgroup {
     }
   }
 
-  /** Whether this cgroup offers {@code cgroup.kill} (Linux >= 5.14; never the root). */
+  /**
+   * Whether this cgroup offers {@code cgroup.kill} (Linux >= 5.14; never the root).
+   *
+   * @return {@code true} if {@code cgroup.kill} exists here
+   */
   public boolean canKill() {
     return Files.exists(path.resolve("cgroup.kill"));
   }
@@ -227,6 +282,9 @@ public final class Cgroup {
    * SIGKILLs every process in this cgroup and below, atomically with respect to forks ({@code
    * cgroup.kill}; synchronous, about 40-50 us per process). Returns before they are reaped: wait
    * with {@link #awaitEmpty} or {@link #onEmpty}.
+   *
+   * @throws IOException naming the file and errno when it cannot be written (e.g. EACCES: not
+   *     delegated to us)
    */
   public void kill() throws IOException {
     write("cgroup.kill", "1");
@@ -236,17 +294,30 @@ public final class Cgroup {
    * Freezes every process in this cgroup and below ({@code cgroup.freeze 1}); a frozen fork storm
    * cannot fork. SIGKILL still ends frozen processes. Returns without waiting for the freeze to
    * complete ({@link #isFrozen}).
+   *
+   * @throws IOException naming the file and errno when it cannot be written (e.g. EACCES: not
+   *     delegated to us)
    */
   public void freeze() throws IOException {
     write("cgroup.freeze", "1");
   }
 
-  /** Undoes {@link #freeze}. */
+  /**
+   * Undoes {@link #freeze}.
+   *
+   * @throws IOException naming the file and errno when it cannot be written (e.g. EACCES: not
+   *     delegated to us)
+   */
   public void thaw() throws IOException {
     write("cgroup.freeze", "0");
   }
 
-  /** Whether the freeze has completed ({@code cgroup.events frozen 1}). */
+  /**
+   * Whether the freeze has completed ({@code cgroup.events frozen 1}).
+   *
+   * @return {@code true} once every process here and below is frozen
+   * @throws IOException naming the file and errno when {@code cgroup.events} cannot be read
+   */
   public boolean isFrozen() throws IOException {
     return events().frozen();
   }
@@ -255,6 +326,8 @@ public final class Cgroup {
    * Completes when nothing is left in this cgroup or below ({@code populated 0}), observed by
    * inotify on {@code cgroup.events} (one watcher thread for the JVM; no polling). Completes at
    * once when already empty or removed. Never completes exceptionally; cancel it to stop watching.
+   *
+   * @return a future completed with this cgroup once it is empty
    */
   public CompletableFuture<Cgroup> onEmpty() {
     return CgroupWatcher.get().whenEmpty(this);
@@ -263,6 +336,8 @@ public final class Cgroup {
   /**
    * Waits up to {@code timeout} for {@code populated 0}.
    *
+   * @param timeout the longest to wait; zero or negative checks once
+   * @throws InterruptedException if the thread is interrupted while waiting
    * @return whether the cgroup is empty
    */
   public boolean awaitEmpty(Duration timeout) throws InterruptedException {
@@ -317,6 +392,9 @@ public final class Cgroup {
    * same PATH lookup), so the program runs its first instruction inside and nothing it forks can be
    * born outside. Costs one exec of {@code /bin/sh}. If the write fails the program is not run and
    * the process exits with {@link #ENTRY_FAILED}.
+   *
+   * @param command the program and its arguments
+   * @return {@code /bin/sh -c <entry script> <cgroup.procs> command...}
    */
   public List<String> enteringCommand(List<String> command) {
     List<String> out = new ArrayList<>(command.size() + 4);
@@ -331,7 +409,11 @@ public final class Cgroup {
   /** Exit status of {@link #enteringCommand} when the cgroup could not be entered. */
   public static final int ENTRY_FAILED = 125;
 
-  /** Whether this JVM may create children here and move processes in (access(2) W_OK). */
+  /**
+   * Whether this JVM may create children here and move processes in (access(2) W_OK).
+   *
+   * @return {@code true} if the directory and its {@code cgroup.procs} are writable by this JVM
+   */
   public boolean isWritable() {
     return Files.isWritable(path) && Files.isWritable(path.resolve("cgroup.procs"));
   }

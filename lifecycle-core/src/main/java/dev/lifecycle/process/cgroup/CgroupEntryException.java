@@ -9,6 +9,12 @@ import java.io.IOException;
 public final class CgroupEntryException extends IOException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * Creates the exception.
+   *
+   * @param message which child and which cgroup
+   * @param cause the failed write to {@code cgroup.procs}
+   */
   public CgroupEntryException(String message, IOException cause) {
     super(message, cause);
   }

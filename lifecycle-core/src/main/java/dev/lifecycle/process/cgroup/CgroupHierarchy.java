@@ -25,6 +25,8 @@ public final class CgroupHierarchy {
   /**
    * The hierarchy, or empty with no cgroup2 mount (not Linux, cgroup v1 only, or /proc absent).
    * Reads mountinfo on every call; {@link dev.lifecycle.process.Containment#current()} caches.
+   *
+   * @return the first cgroup2 mount in {@code /proc/self/mountinfo}
    */
   public static Optional<CgroupHierarchy> locate() {
     try {
@@ -73,17 +75,31 @@ public final class CgroupHierarchy {
     return out.toString();
   }
 
-  /** Where the hierarchy is mounted, e.g. {@code /sys/fs/cgroup/unified}. */
+  /**
+   * Where the hierarchy is mounted, e.g. {@code /sys/fs/cgroup/unified}.
+   *
+   * @return the mount point, absolute
+   */
   public Path mountPoint() {
     return mountPoint;
   }
 
-  /** The hierarchy's root cgroup as this mount shows it. */
+  /**
+   * The hierarchy's root cgroup as this mount shows it.
+   *
+   * @return the cgroup at the mount point
+   */
   public Cgroup root() {
     return new Cgroup(this, mountPoint);
   }
 
-  /** The cgroup at {@code relative} ({@code /a/b} as in {@code /proc/<pid>/cgroup}). */
+  /**
+   * The cgroup at {@code relative} ({@code /a/b} as in {@code /proc/<pid>/cgroup}).
+   *
+   * @param relative the path inside the hierarchy, starting with {@code /}
+   * @return the cgroup there, which may or may not exist
+   * @throws IllegalArgumentException if a path element is {@code .} or {@code ..}
+   */
   public Cgroup at(String relative) {
     String inMount = relative;
     // A mount of a sub-tree (a cgroup namespace or a bind mount) shows paths below its root.
@@ -103,7 +119,12 @@ public final class CgroupHierarchy {
     return new Cgroup(this, path);
   }
 
-  /** The cgroup {@code pid} is in now (its {@code 0::} line), or empty when it cannot be read. */
+  /**
+   * The cgroup {@code pid} is in now (its {@code 0::} line), or empty when it cannot be read.
+   *
+   * @param pid the process id
+   * @return its cgroup, or empty when the file cannot be read or the cgroup was deleted
+   */
   public Optional<Cgroup> of(long pid) {
     try {
       for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/cgroup"))) {
@@ -121,7 +142,11 @@ public final class CgroupHierarchy {
     return Optional.empty();
   }
 
-  /** The cgroup this JVM is in now. */
+  /**
+   * The cgroup this JVM is in now.
+   *
+   * @return this JVM's cgroup, or empty when it cannot be read
+   */
   public Optional<Cgroup> ofSelf() {
     return of(ProcessHandle.current().pid());
   }

@@ -27,12 +27,25 @@ public record CgroupPlacement(Optional<Cgroup> parent, String reason) {
   /** Linux 5.14 added cgroup.kill, which the CGROUP tier relies on. */
   private static final int[] KILL_SINCE = {5, 14};
 
+  /**
+   * Checks the components.
+   *
+   * @param parent the chosen parent
+   * @param reason why it was chosen, or why no candidate was usable
+   * @throws NullPointerException if a component is {@code null}
+   */
   public CgroupPlacement {
     Objects.requireNonNull(parent, "parent");
     Objects.requireNonNull(reason, "reason");
   }
 
-  /** Chooses in {@code hierarchy}; {@code configured} is a path inside it or under its mount. */
+  /**
+   * Chooses in {@code hierarchy}; {@code configured} is a path inside it or under its mount.
+   *
+   * @param hierarchy the cgroup v2 hierarchy
+   * @param configured the configured parent, or empty to choose one
+   * @return the chosen parent and why, or no parent and why each candidate was refused
+   */
   public static CgroupPlacement choose(CgroupHierarchy hierarchy, Optional<String> configured) {
     Optional<String> kernel = kernelTooOld();
     if (kernel.isPresent()) {

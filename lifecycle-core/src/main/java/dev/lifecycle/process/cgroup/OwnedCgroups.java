@@ -32,7 +32,12 @@ public final class OwnedCgroups {
 
   private OwnedCgroups() {}
 
-  /** A fresh name owned by {@code owner} (its pid and start ticks). */
+  /**
+   * A fresh name owned by {@code owner} (its pid and start ticks).
+   *
+   * @param owner the process that will own the cgroup, usually this JVM
+   * @return {@code lifecycle-<pid>-<start>-<counter>-<random>}, unique within this JVM
+   */
   public static String newName(ProcessIdentity owner) {
     return PREFIX
         + owner.pid()
@@ -44,7 +49,12 @@ public final class OwnedCgroups {
         + String.format("%08x", RANDOM.nextInt());
   }
 
-  /** The owner a name of ours records (pid and start ticks), or empty for other names. */
+  /**
+   * The owner a name of ours records (pid and start ticks), or empty for other names.
+   *
+   * @param name a cgroup directory name
+   * @return {@code {pid, startTicks}}, or empty when {@code name} is not one of ours
+   */
   public static Optional<long[]> owner(String name) {
     Matcher m = NAME.matcher(name);
     if (!m.matches()) {
@@ -60,6 +70,9 @@ public final class OwnedCgroups {
   /**
    * Whether the owner named by {@code name} is proven gone: its pid names no process, or names one
    * with another start time. An unreadable answer is not proof.
+   *
+   * @param name a cgroup directory name
+   * @return {@code true} only on proof; {@code false} for names that are not ours
    */
   public static boolean ownerGone(String name) {
     Optional<long[]> owner = owner(name);
@@ -79,6 +92,7 @@ public final class OwnedCgroups {
    * (left by a JVM that was SIGKILLed before it removed them). Populated ones are left (and
    * logged): their processes are the tether's business, and removing would fail anyway.
    *
+   * @param parent the cgroup whose direct children are looked at
    * @return how many were removed
    */
   public static int removeStale(Cgroup parent) {

@@ -43,12 +43,20 @@ public final class ProcFs {
 
   private ProcFs() {}
 
-  /** Whether {@code /proc} is a Linux procfs we can read. */
+  /**
+   * Whether {@code /proc} is a Linux procfs we can read.
+   *
+   * @return {@code true} if {@code /proc/self/stat} is readable; decided once per JVM
+   */
   public static boolean isAvailable() {
     return Holder.AVAILABLE;
   }
 
-  /** The id of the current boot ({@code /proc/sys/kernel/random/boot_id}), {@code ""} if absent. */
+  /**
+   * The id of the current boot ({@code /proc/sys/kernel/random/boot_id}), {@code ""} if absent.
+   *
+   * @return the boot id, read once per JVM
+   */
   public static String bootId() {
     return Holder.BOOT_ID;
   }
@@ -66,12 +74,24 @@ public final class ProcFs {
     }
   }
 
-  /** The identity of the process at {@code pid}, zombies included. */
+  /**
+   * The identity of the process at {@code pid}, zombies included.
+   *
+   * @param pid the process id, positive
+   * @return pid, start time and boot id, or empty when there is no such process
+   * @throws IllegalArgumentException if {@code pid} is not positive
+   */
   public static Optional<ProcessIdentity> identity(long pid) {
     return stat(pid).map(info -> info.identity(bootId()));
   }
 
-  /** One process's row, or empty when there is no such process. */
+  /**
+   * One process's row, or empty when there is no such process.
+   *
+   * @param pid the process id, positive
+   * @return the row read from {@code /proc/<pid>/stat}
+   * @throws IllegalArgumentException if {@code pid} is not positive
+   */
   public static Optional<ProcessInfo> stat(long pid) {
     if (pid <= 0) {
       throw new IllegalArgumentException("pid must be positive: " + pid);
@@ -83,7 +103,11 @@ public final class ProcFs {
   private static final ThreadLocal<byte[]> STAT_BYTES =
       ThreadLocal.withInitial(() -> new byte[STAT_BUFFER]);
 
-  /** The whole process table in one pass over {@code /proc}. */
+  /**
+   * The whole process table in one pass over {@code /proc}.
+   *
+   * @return the rows of every process that could be read
+   */
   public static ProcessTable snapshot() {
     long started = System.nanoTime();
     byte[] buffer = STAT_BYTES.get();
@@ -97,7 +121,12 @@ public final class ProcFs {
     return ProcessTable.of(rows, bootId(), started);
   }
 
-  /** Every numeric entry of {@code /proc}: the pids that existed while the directory was read. */
+  /**
+   * Every numeric entry of {@code /proc}: the pids that existed while the directory was read.
+   *
+   * @return the pids in directory order
+   * @throws IllegalStateException if {@code /proc} cannot be listed
+   */
   public static List<Long> pids() {
     String[] names = PROC_DIR.list(); // plain names: no Path per entry
     if (names == null) {
@@ -115,6 +144,10 @@ public final class ProcFs {
 
   /**
    * Pids whose environment holds the exact entry {@code name=value}. Unreadable ones are skipped.
+   *
+   * @param name the variable's name
+   * @param value its exact value
+   * @return the pids found
    */
   public static Set<Long> findByEnvironment(String name, String value) {
     return findByEnvironment(name, value, pids());
@@ -123,6 +156,11 @@ public final class ProcFs {
   /**
    * Like {@link #findByEnvironment(String, String)}, reading only the environments of {@code pids}
    * (callers that know which processes could carry the entry skip the rest).
+   *
+   * @param name the variable's name
+   * @param value its exact value
+   * @param pids the only processes to look at
+   * @return the pids among {@code pids} whose environment holds the entry
    */
   public static Set<Long> findByEnvironment(String name, String value, Iterable<Long> pids) {
     byte[] needle = (name + "=" + value).getBytes(StandardCharsets.UTF_8);
@@ -158,7 +196,14 @@ public final class ProcFs {
     UNREADABLE
   }
 
-  /** Classifies the environment area of {@code pid} for the entry {@code name=value}. */
+  /**
+   * Classifies the environment area of {@code pid} for the entry {@code name=value}.
+   *
+   * @param pid the process id
+   * @param name the variable's name
+   * @param value its exact value
+   * @return whether the entry is there, absent, the area rewritten, or unreadable
+   */
   public static EnvironmentEntry environmentEntry(long pid, String name, String value) {
     byte[] environ = readAll(Path.of("/proc/" + pid + "/environ"));
     if (environ == null) {
@@ -195,6 +240,9 @@ public final class ProcFs {
    * environment is merely empty ({@code env -i}) has a non-zero {@code env_end}. Kernel threads (no
    * memory map) also read 0; callers tell them apart by parent 2. False when the process is gone or
    * the field is hidden.
+   *
+   * @param pid the process id
+   * @return {@code true} if {@code env_end} reads 0
    */
   public static boolean isInsideExec(long pid) {
     byte[] stat = readAll(Path.of("/proc/" + pid + "/stat"));
@@ -244,13 +292,21 @@ public final class ProcFs {
   /**
    * Whether the process exists and its environment reads as empty: a kernel thread, or a process
    * inside execve (for a moment after the image switch the new environment is not laid out yet).
+   *
+   * @param pid the process id
+   * @return {@code true} if {@code /proc/<pid>/environ} was read and is empty
    */
   public static boolean hasEmptyEnvironment(long pid) {
     byte[] environ = readAll(Path.of("/proc/" + pid + "/environ"));
     return environ != null && environ.length == 0;
   }
 
-  /** The command line of a process ({@code /proc/<pid>/cmdline}); empty for kernel threads. */
+  /**
+   * The command line of a process ({@code /proc/<pid>/cmdline}); empty for kernel threads.
+   *
+   * @param pid the process id
+   * @return the arguments, or empty when the process is gone or the file unreadable
+   */
   public static Optional<List<String>> commandLine(long pid) {
     byte[] raw = readAll(Path.of("/proc/" + pid + "/cmdline"));
     if (raw == null || raw.length == 0) {

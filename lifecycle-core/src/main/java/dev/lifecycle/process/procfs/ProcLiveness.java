@@ -40,12 +40,21 @@ public final class ProcLiveness {
   /**
    * Whether {@code /proc} answers liveness exactly here: it is readable, {@code /proc/self} names
    * this JVM (the procfs belongs to our pid namespace), and it is not mounted with {@code hidepid}.
+   *
+   * @return {@code true} if {@link #probe(long)} answers as a null signal would; decided once per
+   *     JVM
    */
   public static boolean isExact() {
     return Self.EXACT;
   }
 
-  /** Like {@code kill(pid, 0)} plus a zombie check; see the class comment. */
+  /**
+   * Like {@code kill(pid, 0)} plus a zombie check; see the class comment.
+   *
+   * @param pid the process id, positive
+   * @return GONE, ALIVE or ALIVE_NOT_OURS
+   * @throws IllegalArgumentException if {@code pid} is not positive
+   */
   public static Liveness probe(long pid) {
     if (pid <= 0) {
       throw new IllegalArgumentException("pid must be positive: " + pid);
@@ -60,6 +69,9 @@ public final class ProcLiveness {
   /**
    * Like {@link #probe(long)}, and {@link Liveness#ALIVE_NOT_OURS} when the pid now names a
    * different process (start time or boot differ); an unknown part never reads as different.
+   *
+   * @param identity the recorded pid, start time and boot id
+   * @return GONE, ALIVE, or ALIVE_NOT_OURS (not permitted, or another process)
    */
   public static Liveness probe(ProcessIdentity identity) {
     Optional<ProcessInfo> info = ProcFs.stat(identity.pid());

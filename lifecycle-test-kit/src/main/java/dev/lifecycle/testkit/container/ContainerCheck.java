@@ -115,17 +115,35 @@ public final class ContainerCheck {
     return Files.isExecutable(DEFAULT_BUSYBOX);
   }
 
-  /** PID 1 runs {@code /bin/busybox sh -c script}. */
+  /**
+   * PID 1 runs {@code /bin/busybox sh -c script}.
+   *
+   * @param script the shell script PID 1 runs; it prints the done line when its work is finished
+   * @return a builder for the check
+   */
   public static Builder shellAsPid1(String script) {
     return new Builder(List.of("/bin/busybox", "sh", "-c", script));
   }
 
-  /** PID 1 runs {@code command} (paths inside the image; add files with {@link Builder#file}). */
+  /**
+   * PID 1 runs {@code command} (paths inside the image; add files with {@link Builder#file}).
+   *
+   * @param command the program and its arguments, not empty
+   * @return a builder for the check
+   * @throws IllegalArgumentException if {@code command} is empty
+   */
   public static Builder programAsPid1(List<String> command) {
     return new Builder(command);
   }
 
-  /** Starts the container, waits for the done line, checks the namespace, removes the container. */
+  /**
+   * Starts the container, waits for the done line, checks the namespace, removes the container.
+   *
+   * @return the processes left in the container's PID namespace once it stayed clean for the settle
+   *     time, or as they were when {@code within} ran out
+   * @throws InterruptedException if the thread is interrupted while polling the namespace
+   * @throws IllegalStateException if the container's {@code /proc} cannot be read
+   */
   public Result run() throws InterruptedException {
     ImageFromDockerfile image =
         new ImageFromDockerfile("lifecycle-container-check", true)
@@ -211,17 +229,33 @@ public final class ContainerCheck {
    * @param logs the container's output
    */
   public record Result(List<String> processes, String logs) {
+    /**
+     * Copies {@code processes}.
+     *
+     * @param processes one row per process: {@code "<pid> <state> ppid <ppid> (<comm>)"}
+     * @param logs the container's output
+     * @throws NullPointerException if a component is {@code null}
+     */
     public Result {
       processes = List.copyOf(processes);
       Objects.requireNonNull(logs, "logs");
     }
 
-    /** Rows of zombies (exited, never reaped). */
+    /**
+     * Rows of zombies (exited, never reaped).
+     *
+     * @return the rows of {@link #processes()} whose state is {@code Z}
+     */
     public List<String> zombies() {
       return processes.stream().filter(ContainerCheck::isZombie).toList();
     }
 
-    /** Fails unless PID 1 is the only process and no zombie awaits reaping. */
+    /**
+     * Fails unless PID 1 is the only process and no zombie awaits reaping.
+     *
+     * @return this result, for chaining
+     * @throws AssertionError listing every process left and the container's output
+     */
     public Result assertOnlyPid1Remains() {
       boolean clean =
           processes.size() == 1 && processes.get(0).startsWith("1 ") && zombies().isEmpty();
@@ -256,25 +290,47 @@ public final class ContainerCheck {
       this.command = List.copyOf(command);
     }
 
-    /** A statically linked busybox on this machine (dynamic ones cannot run FROM scratch). */
+    /**
+     * A statically linked busybox on this machine (dynamic ones cannot run FROM scratch); default
+     * {@link #DEFAULT_BUSYBOX}.
+     *
+     * @param value the busybox binary to copy into the image
+     * @return this builder
+     */
     public Builder busybox(Path value) {
       this.busybox = Objects.requireNonNull(value);
       return this;
     }
 
-    /** Copies {@code hostFile} into the image at {@code imagePath}. */
+    /**
+     * Copies {@code hostFile} into the image at {@code imagePath}.
+     *
+     * @param hostFile a file on this machine
+     * @param imagePath where it goes in the image, absolute
+     * @return this builder
+     */
     public Builder file(Path hostFile, Path imagePath) {
       files.add(new Path[] {hostFile, imagePath});
       return this;
     }
 
-    /** The line PID 1 prints when its work is finished (default {@code done}). */
+    /**
+     * The line PID 1 prints when its work is finished (default {@code done}).
+     *
+     * @param value text the container's output must contain
+     * @return this builder
+     */
     public Builder doneLine(String value) {
       this.doneLine = Objects.requireNonNull(value);
       return this;
     }
 
-    /** Bound for the done line and for the namespace to empty. */
+    /**
+     * Bound for the done line and for the namespace to empty; default {@link #DEFAULT_WITHIN}.
+     *
+     * @param value how long to wait for each
+     * @return this builder
+     */
     public Builder within(Duration value) {
       this.within = Objects.requireNonNull(value);
       return this;
@@ -283,12 +339,20 @@ public final class ContainerCheck {
     /**
      * How long the namespace must stay clean after the done line before the check passes: catches
      * orphans that exit and are left unreaped a moment later (default 300 ms).
+     *
+     * @param value the settle time
+     * @return this builder
      */
     public Builder settle(Duration value) {
       this.settle = Objects.requireNonNull(value);
       return this;
     }
 
+    /**
+     * Builds the check; nothing runs until {@link ContainerCheck#run()}.
+     *
+     * @return a new check
+     */
     public ContainerCheck build() {
       return new ContainerCheck(this);
     }

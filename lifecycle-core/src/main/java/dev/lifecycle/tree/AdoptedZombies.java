@@ -36,10 +36,10 @@ final class AdoptedZombies {
   static void warnOnceIfInit(ProcessPlatform platform) {
     if (isInit(platform) && WARNED.compareAndSet(false, true)) {
       LOG.warn(
-          "this JVM runs as PID 1: orphans of every process it starts are re-parented to it."
-              + " lifecycle reaps the zombies of the trees it terminates, but no others (the JDK"
-              + " reaps only its own children); run the JVM under an init: tini, `docker run"
-              + " --init`, or Kubernetes `shareProcessNamespace: true`");
+          "this JVM runs as PID 1: every orphan of its PID namespace is re-parented to it, and the"
+              + " JDK reaps only its own children. lifecycle reaps the zombies of the trees it"
+              + " terminates (native platform only), nothing else; run the JVM under an init: tini,"
+              + " `docker run --init`, or Kubernetes `shareProcessNamespace: true`");
     }
   }
 

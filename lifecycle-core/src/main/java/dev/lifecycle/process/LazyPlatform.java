@@ -120,6 +120,13 @@ final class LazyPlatform implements ProcessPlatform {
         : platform.findByEnvironment(name, value, candidates);
   }
 
+  /** Only a loaded platform has spawned anything whose orphans could have been adopted. */
+  @Override
+  public boolean reapAdopted(ProcessIdentity zombie) {
+    ProcessPlatform platform = ifLoaded();
+    return platform != null && platform.reapAdopted(zombie);
+  }
+
   @Override
   public Optional<List<String>> commandLine(long pid) {
     ProcessPlatform platform = ifLoaded();

@@ -198,6 +198,22 @@ public interface ProcessPlatform {
   }
 
   /**
+   * Reaps {@code zombie} when it is an exited process that the kernel re-parented to this JVM (the
+   * JVM runs as PID 1 of its namespace, or is a subreaper): nothing else would ever collect it. By
+   * pid only ({@code waitid(P_PID)} with {@code WNOHANG}, never {@code waitpid(-1)}), and only when
+   * the pid is a zombie whose parent is this JVM, whose identity is {@code zombie}'s exactly, and
+   * which is not a child this platform spawned (its own process reaps it). Callers pass only
+   * processes they know the JVM did not fork itself (members of a tree), so no exit status the JDK
+   * waits for is taken. Platforms that cannot reap answer {@code false}.
+   *
+   * @param zombie the exited process to collect, by exact identity
+   * @return whether this call reaped the zombie
+   */
+  default boolean reapAdopted(ProcessIdentity zombie) {
+    return false;
+  }
+
+  /**
    * The full command line of a process, if it can be read.
    *
    * @param pid the process id

@@ -204,6 +204,7 @@ public final class ProcessTree implements AutoCloseable {
     Objects.requireNonNull(platform, "platform");
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(builder, "builder");
+    AdoptedZombies.warnOnceIfInit(platform);
     SpawnOptions spawn =
         SpawnOptions.defaults()
             .withNewSession(true)
@@ -547,7 +548,12 @@ public final class ProcessTree implements AutoCloseable {
                       entryUnattributed)
                   .run()
               : sessionTermination(grace);
-      LOG.debug("tree {}: {}", leader.pid(), report);
+      if (report.isComplete()) {
+        LOG.debug("tree {}: {}", leader.pid(), report);
+      } else {
+        LOG.warn("tree {} not proven gone: {}", leader.pid(), report);
+      }
+      AdoptedZombies.reap(platform, sessionId(), report);
       result.complete(report);
       if (report.isComplete()) {
         exit.complete(this);

@@ -167,7 +167,12 @@ final class TreeScanner {
     Map<Long, ProcFs.EnvironmentEntry> unknown = new LinkedHashMap<>();
     boolean pending = false;
     for (ProcessInfo row : table.all()) {
-      if (row.hasExited() || row.startTime() < notBefore || row.pid() == KTHREADD) {
+      // Kernel threads (kthreadd and its children) never carry a cookie; their environment
+      // reads as empty or unreadable, which must not make them suspects.
+      if (row.hasExited()
+          || row.startTime() < notBefore
+          || row.pid() == KTHREADD
+          || row.ppid() == KTHREADD) {
         continue;
       }
       ProcessIdentity identity = row.identity(boot);
@@ -189,9 +194,7 @@ final class TreeScanner {
         }
         case ABSENT -> cookieRead.add(identity);
         case EMPTY -> {
-          if (row.ppid() == KTHREADD) {
-            cookieRead.add(identity); // a kernel thread
-          } else if (ProcFs.isInsideExec(row.pid())) {
+          if (ProcFs.isInsideExec(row.pid())) {
             // Inside execve the new environment is not laid out yet: no answer, ask again soon.
             pending = true;
           } else {

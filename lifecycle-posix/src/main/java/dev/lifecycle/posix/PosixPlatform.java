@@ -227,6 +227,29 @@ public final class PosixPlatform implements ProcessPlatform {
   }
 
   @Override
+  public boolean reapAdopted(ProcessIdentity zombie) {
+    int pid = checkedPid(zombie.pid());
+    if (!os.isLinux() || children.containsKey(pid) || pid == self.pid()) {
+      return false;
+    }
+    Optional<ProcessInfo> now = ProcFs.stat(pid);
+    if (now.isEmpty()
+        || now.get().state() != dev.lifecycle.process.ProcessState.ZOMBIE
+        || now.get().ppid() != self.pid()
+        || zombie.match(now.get().identity(zombie.bootId())) != ProcessIdentity.Match.SAME) {
+      return false;
+    }
+    // A zombie pins its pid until its parent (this JVM) reaps it, so the pid still names it here.
+    com.sun.jna.Memory info = new com.sun.jna.Memory(OsConstants.SIGINFO_SIZE);
+    info.clear();
+    int rc;
+    do {
+      rc = LibC.waitid(OsConstants.P_PID, pid, info, OsConstants.WEXITED | OsConstants.WNOHANG);
+    } while (rc != 0 && LibC.errno() == OsConstants.EINTR);
+    return rc == 0 && os.waitedPid(info) == pid;
+  }
+
+  @Override
   public ProcessIdentity self() {
     return self;
   }

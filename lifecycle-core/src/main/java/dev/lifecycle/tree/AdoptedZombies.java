@@ -1,0 +1,88 @@
+package dev.lifecycle.tree;
+
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessInfo;
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.ProcessTable;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * PID 1 hygiene: when the JVM is the init of its PID namespace (a container without one), every
+ * orphan of a tree is re-parented to the JVM, and nothing but the JVM can collect it once it dies.
+ * After a tree's termination, its zombies whose parent is the JVM are reaped one by one through
+ * {@link ProcessPlatform#reapAdopted}. Thread-safe.
+ *
+ * <p>Only tree processes are candidates: an escapee the termination saw (by its exact identity), or
+ * a zombie in the tree's session or an escapee's that does not lead it. The JVM's own children, the
+ * JDK's included, stay in the JVM's session (or lead one of their own), and a session id is never
+ * reused while one of its members exists, so no exit status the JDK waits for can be taken.
+ */
+final class AdoptedZombies {
+  private static final Logger LOG = LoggerFactory.getLogger(AdoptedZombies.class);
+  private static final AtomicBoolean WARNED = new AtomicBoolean();
+
+  private AdoptedZombies() {}
+
+  /** Whether the JVM is PID 1 of its namespace and must reap the orphans of the trees it ends. */
+  static boolean isInit(ProcessPlatform platform) {
+    return platform.self().pid() == 1;
+  }
+
+  /** Says once per JVM, at WARN, that it runs as PID 1 and what to do about it. */
+  static void warnOnceIfInit(ProcessPlatform platform) {
+    if (isInit(platform) && WARNED.compareAndSet(false, true)) {
+      LOG.warn(
+          "this JVM runs as PID 1: every orphan of its PID namespace is re-parented to it, and the"
+              + " JDK reaps only its own children. lifecycle reaps the zombies of the trees it"
+              + " terminates (native platform only), nothing else; run the JVM under an init: tini,"
+              + " `docker run --init`, or Kubernetes `shareProcessNamespace: true`");
+    }
+  }
+
+  /**
+   * Reaps the zombies of a terminated tree that were re-parented to the JVM.
+   *
+   * @param sessionId the tree's session, or {@code -1} when it shares the JVM's (nothing to reap)
+   * @return how many were reaped
+   */
+  static int reap(ProcessPlatform platform, long sessionId, TerminationReport report) {
+    if (!isInit(platform)) {
+      return 0;
+    }
+    Set<ProcessIdentity> escapees = new HashSet<>();
+    Set<Long> sessions = new HashSet<>();
+    if (sessionId > 0) {
+      sessions.add(sessionId);
+    }
+    for (TreeMember escapee : report.escapees()) {
+      escapees.add(escapee.identity());
+      if (escapee.sessionId() == escapee.pid()) { // its own session (setsid), not a shared one
+        sessions.add(escapee.sessionId());
+      }
+    }
+    long self = platform.self().pid();
+    sessions.remove(self); // never the JVM's own session
+    sessions.removeIf(s -> s <= 1);
+    if (sessions.isEmpty() && escapees.isEmpty()) {
+      return 0;
+    }
+    ProcessTable table = platform.snapshot();
+    int reaped = 0;
+    for (ProcessInfo p : table.all()) {
+      ProcessIdentity identity = p.identity(table.bootId());
+      boolean ofTree =
+          escapees.contains(identity) || (p.pid() != p.sid() && sessions.contains(p.sid()));
+      if (p.hasExited() && p.ppid() == self && ofTree && platform.reapAdopted(identity)) {
+        reaped++;
+      }
+    }
+    if (reaped > 0) {
+      LOG.debug("reaped {} adopted zombie(s) of the tree of session {}", reaped, sessionId);
+    }
+    return reaped;
+  }
+}

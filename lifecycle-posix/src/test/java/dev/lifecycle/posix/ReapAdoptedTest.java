@@ -1,0 +1,89 @@
+package dev.lifecycle.posix;
+
+import static dev.lifecycle.posix.Children.PLATFORM;
+import static dev.lifecycle.posix.Children.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessInfo;
+import dev.lifecycle.process.ProcessState;
+import dev.lifecycle.process.SpawnOptions;
+import dev.lifecycle.process.SupervisedProcess;
+import dev.lifecycle.process.procfs.ProcFs;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@link PosixPlatform#reapAdopted} refuses everything that is not an adopted zombie: the
+ * platform's own unreaped child (its exit value stays its own), a zombie whose parent is another
+ * process, a live JDK child, and a zombie named by a wrong identity. Reaping itself is proven as
+ * PID 1 by {@code Pid1ReapingTest} in lifecycle-tests (this JVM adopts no orphans).
+ */
+@Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class ReapAdoptedTest {
+  private final Children children = new Children();
+
+  @AfterEach
+  void endChildren() throws InterruptedException {
+    children.close();
+  }
+
+  @Test
+  void ourOwnUnreapedChildIsLeftToItsProcess() throws Exception {
+    SupervisedProcess child =
+        children.spawn(
+            new ProcessBuilder("sh", "-c", "exit 7"),
+            SpawnOptions.defaults().withKeepLeaderUnreaped(true));
+    assertThat(eventually(5000, () -> isZombie(child.pid()))).isTrue();
+
+    assertThat(PLATFORM.reapAdopted(child.identity())).isFalse();
+    assertThat(isZombie(child.pid())).isTrue(); // still there for its own process to collect
+    assertThat(child.waitFor(5, TimeUnit.SECONDS)).isTrue();
+    assertThat(child.exitValue()).isEqualTo(7);
+  }
+
+  @Test
+  void aZombieOfAnotherParentIsNotReaped() throws Exception {
+    // The grandchild exits and stays a zombie: its parent (exec'ed sleep) never reaps it.
+    SupervisedProcess child =
+        children.spawn(new ProcessBuilder("/bin/sh", "-c", "sleep 0.05 & exec sleep 30"));
+    long[] zombie = {0};
+    assertThat(
+            eventually(
+                5000,
+                () -> {
+                  PLATFORM.snapshot().children(child.pid()).stream()
+                      .filter(ProcessInfo::hasExited)
+                      .forEach(row -> zombie[0] = row.pid());
+                  return zombie[0] > 0;
+                }))
+        .isTrue();
+    ProcessIdentity identity = PLATFORM.identify(zombie[0]).orElseThrow();
+
+    assertThat(PLATFORM.reapAdopted(identity)).isFalse();
+    assertThat(isZombie(zombie[0])).isTrue();
+  }
+
+  @Test
+  void aLiveJdkChildOrAWrongIdentityIsRefused() throws Exception {
+    Process jdkChild = new ProcessBuilder("sleep", "30").start();
+    try {
+      ProcessIdentity identity = PLATFORM.identify(jdkChild.pid()).orElseThrow();
+      assertThat(PLATFORM.reapAdopted(identity)).isFalse();
+      ProcessIdentity earlier =
+          new ProcessIdentity(identity.pid(), identity.startTime() - 1, identity.bootId());
+      assertThat(PLATFORM.reapAdopted(earlier)).isFalse();
+      assertThat(jdkChild.isAlive()).isTrue();
+    } finally {
+      jdkChild.destroyForcibly();
+      assertThat(jdkChild.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(jdkChild.exitValue()).isEqualTo(137);
+  }
+
+  private static boolean isZombie(long pid) {
+    return ProcFs.stat(pid).map(p -> p.state() == ProcessState.ZOMBIE).orElse(false);
+  }
+}

@@ -1,0 +1,89 @@
+package dev.lifecycle.tree;
+
+import dev.lifecycle.process.Containment;
+import dev.lifecycle.process.ProcessInfo;
+import dev.lifecycle.process.ProcessPlatform;
+import java.lang.ProcessBuilder.Redirect;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * Runs as PID 1 of a fresh PID namespace (see {@link Pid1ReapingTest}): spawns a tree whose members
+ * double-fork (orphans adopted by this JVM), one of which dies before the termination, plus a
+ * setsid escapee with a child; terminates it; prints the zombies left in this namespace, the exit
+ * code of a plain JDK child that exited meanwhile, and whether a termination the SESSION tier
+ * cannot prove reads as incomplete.
+ */
+final class Pid1Main {
+  private Pid1Main() {}
+
+  public static void main(String[] args) throws Exception {
+    long self = ProcessHandle.current().pid();
+    System.out.println("PID " + self);
+    ProcessPlatform platform = ProcessPlatform.get();
+    System.out.println("PLATFORM " + platform.capabilities().platform());
+    // Its status must reach Process.waitFor, not the reaping (it exits during the termination).
+    Process jdkChild = new ProcessBuilder("sh", "-c", "sleep 0.3; exit 42").start();
+    String script =
+        "for i in 1 2 3 4; do (sleep 300 &); done;" // double fork: the sleeps are adopted by PID 1
+            + " (sh -c 'sleep 0.05' &);" // an orphan that dies before the termination
+            + " setsid sh -c 'sleep 300 & exec sleep 300' &" // an escapee and its child
+            + " exec sleep 300";
+    ProcessTree tree =
+        ProcessTree.spawn(
+            platform,
+            new ProcessBuilder("sh", "-c", script).redirectOutput(Redirect.DISCARD),
+            TreeOptions.defaults());
+    System.out.println("TIER " + tree.tier());
+    List<ProcessInfo> adopted =
+        await(
+            () ->
+                platform.snapshot().all().stream()
+                    .filter(p -> p.ppid() == self && p.pid() != jdkChild.pid())
+                    .filter(p -> p.command().equals("sleep"))
+                    .toList(),
+            list -> list.size() >= 5); // four double-forked sleeps and the escapee
+    System.out.println("ADOPTED " + adopted.size());
+    TerminationReport report = tree.terminate(Duration.ofSeconds(2));
+    System.out.println("COMPLETE " + report.isComplete());
+    List<ProcessInfo> zombies =
+        await(
+            () ->
+                platform.snapshot().all().stream()
+                    .filter(p -> p.hasExited() && p.pid() != jdkChild.pid())
+                    .toList(),
+            List::isEmpty);
+    System.out.println("ZOMBIES " + zombies.size() + " " + zombies);
+    System.out.println("JDK-EXIT " + jdkChild.waitFor());
+
+    // A process started after the leader with an empty environment: SESSION cannot rule it out.
+    ProcessTree second =
+        ProcessTree.spawn(
+            platform,
+            new ProcessBuilder("sleep", "300").redirectOutput(Redirect.DISCARD),
+            TreeOptions.defaults().withContainment(Containment.Mode.SESSION));
+    ProcessBuilder blindBuilder = new ProcessBuilder("sleep", "300");
+    blindBuilder.environment().clear();
+    Process blind = blindBuilder.start();
+    try {
+      System.out.println("SECOND-TIER " + second.tier());
+      System.out.println("SECOND-COMPLETE " + second.terminate(Duration.ZERO).isComplete());
+    } finally {
+      blind.destroyForcibly();
+      System.out.println("BLIND-EXIT " + blind.waitFor());
+    }
+  }
+
+  /** Polls {@code probe} until {@code done} holds or 10 s pass; returns the last value. */
+  private static <T> T await(Supplier<T> probe, java.util.function.Predicate<T> done)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    T value = probe.get();
+    while (!done.test(value) && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+      value = probe.get();
+    }
+    return value;
+  }
+}

@@ -16,6 +16,7 @@ module dev.lifecycle.testkit {
 
   provides org.junit.jupiter.api.extension.Extension with
       dev.lifecycle.testkit.ProcessLeakExtension;
-  provides org.junit.platform.launcher.TestExecutionListener with
-      dev.lifecycle.testkit.ProcessLeakListener;
+// No `provides` for ProcessLeakListener: JDK 17 refuses to boot a layer where a provided
+// service's module (the optional launcher) is absent. On the class path META-INF/services
+// registers it.
 }

@@ -38,7 +38,11 @@ public final class DelegatedTreeMain {
     }
     System.out.println("MEMBERS " + tree.view().all().size());
     TerminationReport report = tree.terminate();
-    Thread.sleep(100);
+    // The emptied cgroup is removed when its populated-0 notification arrives: poll, bounded.
+    long removal = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    while (tree.cgroup().orElseThrow().exists() && System.nanoTime() < removal) {
+      Thread.sleep(10);
+    }
     System.out.println(
         "REPORT complete="
             + report.isComplete()

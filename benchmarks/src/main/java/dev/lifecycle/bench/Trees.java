@@ -79,6 +79,35 @@ final class Trees {
     }
   }
 
+  /** The live members of session {@code sid}, from one {@code /proc} snapshot. */
+  static List<ProcessInfo> members(long sid) {
+    return ProcFs.snapshot().all().stream()
+        .filter(row -> row.sid() == sid && !row.state().hasExited())
+        .toList();
+  }
+
+  /**
+   * Polls only the given processes (1 ms apart, one {@code /proc/<pid>/stat} read each) until every
+   * one has exited or its pid names another process: O(members), whatever else the machine runs.
+   */
+  static boolean awaitGone(List<ProcessInfo> members, Duration timeout)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (members.stream().anyMatch(Trees::alive)) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.sleep(1);
+    }
+    return true;
+  }
+
+  private static boolean alive(ProcessInfo member) {
+    return ProcFs.stat(member.pid())
+        .filter(now -> now.startTime() == member.startTime() && !now.state().hasExited())
+        .isPresent();
+  }
+
   /** Polls {@code /proc} (1 ms apart) until session {@code sid} has no live member. */
   static boolean awaitEmpty(long sid, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();

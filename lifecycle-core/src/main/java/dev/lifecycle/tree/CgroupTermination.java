@@ -47,6 +47,7 @@ final class CgroupTermination {
   private final long groupId;
   private final boolean groupSignals;
   private final Duration grace;
+  private long termSentAt;
   private final TreeOptions options;
   private final BooleanSupplier reapLeader;
   private final String tierReason;
@@ -97,7 +98,11 @@ final class CgroupTermination {
         stage = TerminationReport.Stage.ALREADY_GONE;
       } else {
         signalAll(Signal.TERM);
-        boolean empty = !grace.isZero() && awaitEmpty(grace, true);
+        // The grace runs from the first TERM (as in the SESSION tier): the walk that names and
+        // signals members outside the group overlaps the grace instead of extending it.
+        Duration left = grace.minusNanos(System.nanoTime() - termSentAt);
+        boolean empty =
+            !grace.isZero() && awaitEmpty(left.isNegative() ? Duration.ZERO : left, true);
         if (empty) {
           stage = TerminationReport.Stage.TERM;
         } else if (!populated()) {
@@ -172,6 +177,9 @@ final class CgroupTermination {
     for (long pid : members()) {
       ProcFs.stat(pid).filter(row -> !row.hasExited()).ifPresent(rows::add);
     }
+    if (signal == Signal.TERM) {
+      termSentAt = System.nanoTime();
+    }
     boolean grouped = signalGroup(signal);
     if (signal == Signal.TERM && grouped) {
       signalGroup(Signal.CONT);
@@ -245,8 +253,8 @@ final class CgroupTermination {
   private void noteEscapees(Set<Long> members) {
     String boot = ProcFs.bootId();
     for (long pid : members) {
-      if (escapees.containsKey(pid)) {
-        continue;
+      if (escapees.containsKey(pid) || termed.contains(pid)) {
+        continue; // named by the TERM walk: no second read before the kill
       }
       ProcFs.stat(pid)
           .filter(row -> row.pgid() != groupId && !row.hasExited())

@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -149,6 +150,55 @@ class CliTest {
           .as("CLI %d ended after its caller died", cli.pid())
           .isTrue();
       assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+    }
+  }
+
+  @Test
+  @DisplayName("a CLI whose caller died before the JVM reached main stops at once (launcher pid)")
+  void callerDeadBeforeMainEndsTheCli() throws Exception {
+    try (Workspace ws = new Workspace("-Dlifecycle.broker.idleTimeout=30s")) {
+      ws.ensure();
+      List<String> cli = ws.cliArgv("{\"op\":\"slow\",\"ms\":30000}");
+      // The caller (the outer shell) forks the CLI's shell and exits; that shell waits until the
+      // caller is gone, writes its pid and execs the CLI with the caller's pid, as the launcher
+      // passes it. The CLI's JVM starts as an orphan: its parent at start is not the caller.
+      String inner =
+          "c=$1; shift; while kill -0 $c 2>/dev/null; do sleep 0.05; done; echo $$;"
+              + " java=$1; shift; exec \"$java\" -D"
+              + "example.cli.caller=$c \"$@\"";
+      List<String> argv =
+          new ArrayList<>(List.of("sh", "-c", "sh -c \"$0\" inner $$ \"$@\" &", inner));
+      argv.addAll(cli);
+      // A file, not a pipe: the JDK closes a child's pipe when the child exits.
+      Path out = Files.createTempFile("cli-caller-", ".out");
+      try {
+        ProcessBuilder shell =
+            new ProcessBuilder(argv)
+                .redirectInput(ProcessBuilder.Redirect.PIPE)
+                .redirectOutput(out.toFile());
+        shell.environment().put(Workspace.MARK, ws.mark);
+        Process caller = shell.start();
+        assertThat(caller.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        // The orphaned shell's pid, written just before it becomes the CLI.
+        String pid = Workspace.pollFor(Duration.ofSeconds(20), () -> firstLineNumber(out));
+        Optional<ProcessIdentity> cliId = Workspace.OS.identify(Long.parseLong(pid));
+        long t0 = System.nanoTime();
+        // Without the named caller the CLI sees init as its parent, watches nothing and waits 30 s.
+        assertThat(poll(Duration.ofSeconds(10), () -> cliId.map(Workspace::gone).orElse(true)))
+            .as("CLI %s ended although its caller died before it started", pid)
+            .isTrue();
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
+      } finally {
+        Files.deleteIfExists(out);
+      }
+    }
+  }
+
+  private static Optional<String> firstLineNumber(Path file) {
+    try {
+      return Optional.of(Files.readString(file).trim()).filter(s -> s.matches("[0-9]+"));
+    } catch (IOException e) {
+      return Optional.empty();
     }
   }
 

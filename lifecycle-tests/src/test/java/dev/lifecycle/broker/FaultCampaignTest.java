@@ -62,13 +62,25 @@ class FaultCampaignTest {
   @Timeout(value = 3, unit = TimeUnit.HOURS)
   void sigkillAtRandomPhasesOfAColdStart() throws Exception {
     long seed = Long.getLong("faults.seed", 17);
-    int trials = Integer.getInteger("faults.coldStartTrials", 20);
+    // A trial counts for its target only when the kill landed (a client may finish before its
+    // moment comes): the campaign runs until every target has its count, bounded at 3x.
+    int perTargetGoal = Integer.getInteger("faults.coldStartTrialsPerTarget", 5);
+    List<Target> targets = targets(System.getProperty("faults.coldStartTargets", ""));
+    int maxTrials = 3 * perTargetGoal * targets.size();
     Random random = new Random(seed);
     Map<Target, int[]> perTarget = new EnumMap<>(Target.class); // trials, failures
+    targets.forEach(target -> perTarget.put(target, new int[2]));
     Map<String, Integer> phases = new TreeMap<>();
     List<String> failures = new ArrayList<>();
-    for (int trial = 0; trial < trials; trial++) {
-      Target target = Target.values()[trial % Target.values().length];
+    int trials = 0;
+    for (int next = 0; trials < maxTrials; trials++) {
+      List<Target> short_ =
+          targets.stream().filter(target -> perTarget.get(target)[0] < perTargetGoal).toList();
+      if (short_.isEmpty()) {
+        break;
+      }
+      Target target = short_.get(next++ % short_.size());
+      int trial = trials;
       int clients = 2 + random.nextInt(4); // K = 2-5
       long delayMillis = random.nextInt(2500);
       Trial t = new Trial(trial, target, clients, delayMillis);
@@ -78,7 +90,7 @@ class FaultCampaignTest {
         System.out.println("trial " + trial + " " + t + " -> no kill");
         continue;
       }
-      perTarget.computeIfAbsent(target, k -> new int[2])[0]++;
+      perTarget.get(target)[0]++;
       phases.merge(target + "@" + t.phase, 1, Integer::sum);
       if (!problems.isEmpty()) {
         perTarget.get(target)[1]++;
@@ -88,8 +100,24 @@ class FaultCampaignTest {
           "trial " + trial + " " + t + " -> " + (problems.isEmpty() ? "ok" : problems));
       report("cold-start", summary(seed, trial + 1, perTarget, phases, failures));
     }
+    for (Target target : targets) {
+      assertThat(perTarget.get(target)[0])
+          .as("kills that landed on %s within %d trials", target, maxTrials)
+          .isGreaterThanOrEqualTo(perTargetGoal);
+    }
     String summary = summary(seed, trials, perTarget, phases, failures);
     assertThat(failures).as(summary).isEmpty();
+  }
+
+  /** The targets named in a comma-separated list, or all of them for an empty one. */
+  private static List<Target> targets(String names) {
+    if (names.isBlank()) {
+      return List.of(Target.values());
+    }
+    return java.util.Arrays.stream(names.split(","))
+        .map(name -> Target.valueOf(name.trim().toUpperCase(java.util.Locale.ROOT)))
+        .distinct()
+        .toList();
   }
 
   private static String summary(

@@ -97,6 +97,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
 
   private static final Logger LOG = LoggerFactory.getLogger(SupervisedStdioClientTransport.class);
   private static final Duration STDERR_DRAIN = Duration.ofMillis(300);
+  private static final Duration STDOUT_DRAIN = Duration.ofMillis(500);
   private static final Duration LEADER_EXIT_WAIT = Duration.ofMillis(250);
   private static final int EXCERPT = 200;
 
@@ -134,6 +135,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
   private volatile Function<Mono<JSONRPCMessage>, Mono<JSONRPCMessage>> handler;
   private volatile ExecutorService writer;
   private volatile Thread stderrReader;
+  private volatile Thread stdoutReader;
   private volatile TimerHandle startupGuard = TimerHandle.NONE;
   private volatile TimerHandle wallClockGuard = TimerHandle.NONE;
   private volatile IdleTracker idle;
@@ -275,17 +277,25 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
                       ShutdownReason.WALL_CLOCK,
                       "the server ran for its wall-clock limit of " + limits.wallClock(),
                       null));
-      daemon(() -> readStdout(spawned.leader().getInputStream()), "lifecycle-mcp-stdout-" + pid)
-          .start();
+      Thread output =
+          daemon(
+              () -> readStdout(spawned.leader().getInputStream()), "lifecycle-mcp-stdout-" + pid);
+      stdoutReader = output;
+      output.start();
       Thread errors =
           daemon(
               () -> readStderr(spawned.leader().getErrorStream()), "lifecycle-mcp-stderr-" + pid);
       stderrReader = errors;
       errors.start();
+      // On a thread of its own: serverGone waits for the stdout reader, and the library's exit
+      // notification must not be held up.
       spawned
           .leader()
           .onExit()
-          .thenRun(() -> stop(ShutdownReason.SERVER_EXITED, "the server exited", null));
+          .thenRun(
+              () ->
+                  daemon(() -> serverGone("the server exited", null), "lifecycle-mcp-exit-" + pid)
+                      .start());
       if (state != State.RUNNING) { // the server exited already: nothing can be written
         failEarly();
       }
@@ -467,7 +477,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
 
   private void failWrite(CompletableFuture<Void> written, Object requestId, Exception e) {
     // A server we cannot write to is gone (or going): shut it down, which drains the request.
-    stop(ShutdownReason.SERVER_EXITED, "writing to the server's stdin failed: " + e, e);
+    serverGone("writing to the server's stdin failed: " + e, e);
     if (requestId != null) {
       written.complete(null); // the request fails through its error answer, which says why
       return;
@@ -691,13 +701,29 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
     }
   }
 
+  /**
+   * The server is gone (its leader exited, or its stdin broke). What it wrote before says more than
+   * that: the stdout reader gets a bounded head start, so a first line that is not JSON-RPC (a
+   * usage text, an error) names the failure instead of the exit.
+   */
+  private void serverGone(String why, Throwable cause) {
+    Thread output = stdoutReader;
+    if (output != null && output != Thread.currentThread()) {
+      join(output, STDOUT_DRAIN);
+    }
+    stop(ShutdownReason.SERVER_EXITED, why, cause);
+  }
+
   private void awaitStderr() {
     Thread errors = stderrReader;
-    if (errors == null) {
-      return;
+    if (errors != null) {
+      join(errors, STDERR_DRAIN);
     }
+  }
+
+  private static void join(Thread thread, Duration bound) {
     try {
-      errors.join(STDERR_DRAIN.toMillis());
+      thread.join(bound.toMillis());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -157,6 +157,26 @@ class SupervisedStdioClientTransportTest {
   }
 
   @Test
+  void whatTheServerWroteBeforeItExitedNamesTheFailure() throws Exception {
+    // A server that prints its usage and exits at once: its exit and its line race to the
+    // transport (the exit often wins on a loaded machine); the line must name the failure.
+    for (int trial = 0; trial < 10; trial++) {
+      ServerParameters.Builder params =
+          ServerParameters.builder("sh").args("-c", "echo 'Available transports: stdio'; exit 1");
+      params.addEnvVar(McpServers.TAG, tag);
+      SupervisedStdioClientTransport transport =
+          SupervisedStdioClientTransport.builder(params.build()).build();
+      McpSyncClient client = client(transport);
+      assertThatThrownBy(client::initialize)
+          .as("trial %d", trial)
+          .hasStackTraceContaining("not JSON-RPC: Available transports: stdio");
+      StdioShutdownReport report = transport.onShutdown().get(20, TimeUnit.SECONDS);
+      assertThat(report.reason()).as("trial %d", trial).isEqualTo(ShutdownReason.CONNECT_FAILED);
+      assertThat(report.isComplete()).isTrue();
+    }
+  }
+
+  @Test
   void disabledLadderStepsDoNotWait() throws Exception {
     ShutdownLadder immediate =
         ShutdownLadder.defaults().withStdinWait(Limit.disabled()).withTermGrace(Limit.disabled());

@@ -89,7 +89,13 @@ public final class SubreaperExperiment {
               TreeOptions.defaults()
                   .withGrace(Duration.ofMillis(200))
                   .withContainment(Containment.Mode.SESSION));
-      ProcessInfo escapee = awaitEscapee(platform, nonce);
+      ProcessInfo escapee;
+      try {
+        escapee = awaitEscapee(platform, nonce);
+      } catch (RuntimeException e) {
+        tree.terminate(Duration.ZERO);
+        throw e;
+      }
       ProcessIdentity id = escapee.identity(ProcFs.bootId());
       if (escapee.ppid() == SELF) {
         adopted++;

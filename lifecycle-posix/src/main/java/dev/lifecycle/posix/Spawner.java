@@ -57,7 +57,7 @@ final class Spawner {
       // The program must run its first instruction inside: a daemon forks within a millisecond
       // of its exec, sooner than this thread returns from posix_spawn on a loaded machine.
       requireExecutable(program, command, directory);
-      argv = options.cgroup().get().enteringCommand(command);
+      argv = options.cgroup().get().enteringCommand(command, builder.environment());
       program = resolve(argv, builder.environment(), directory);
     }
     Memory attr = new Memory(OPAQUE_SIZE);

@@ -11,6 +11,7 @@ import dev.lifecycle.process.ContainmentTier;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
+import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.cgroup.Cgroup;
 import dev.lifecycle.process.procfs.ProcFs;
 import dev.lifecycle.testkit.NoProcessLeaks;
@@ -332,6 +333,30 @@ class CgroupTreeTest {
     assertThatThrownBy(() -> spawn(platform, new ProcessBuilder(notExecutable.toString()), CGROUP))
         .isInstanceOf(IOException.class)
         .hasMessageContaining("error=13");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("platforms")
+  void theProgramGetsTheEnvironmentItWasGivenNotTheEnteringShells(ProcessPlatform platform)
+      throws Exception {
+    for (Optional<String> pwd : List.of(Optional.<String>empty(), Optional.of("/given/pwd"))) {
+      ProcessBuilder builder = new ProcessBuilder("/usr/bin/env");
+      builder.environment().clear();
+      builder.environment().put("ONLY", "this");
+      pwd.ifPresent(value -> builder.environment().put("PWD", value));
+      ProcessTree tree = spawn(platform, builder, CGROUP);
+      String out = new String(tree.leader().getInputStream().readAllBytes()).trim();
+      assertThat(tree.leader().waitFor(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+      List<String> expected = new java.util.ArrayList<>(List.of("ONLY=this"));
+      pwd.ifPresent(value -> expected.add("PWD=" + value));
+      assertThat(
+              Stream.of(out.split("\n"))
+                  .filter(line -> !line.startsWith(SpawnOptions.COOKIE_VARIABLE + "="))
+                  .sorted())
+          .as("environment of a CGROUP-tier program, PWD %s", pwd)
+          .containsExactlyElementsOf(expected.stream().sorted().toList());
+      tree.close();
+    }
   }
 
   @Test

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -391,17 +392,24 @@ public final class Cgroup {
    * own pid into {@code cgroup.procs} and then execs {@code command} in place (same pid, same argv,
    * same PATH lookup), so the program runs its first instruction inside and nothing it forks can be
    * born outside. Costs one exec of {@code /bin/sh}. If the write fails the program is not run and
-   * the process exits with {@link #ENTRY_FAILED}.
+   * the process exits with {@link #ENTRY_FAILED}. The shell sets {@code PWD} on start; the program
+   * gets {@code PWD} exactly as {@code environment} has it, or not at all.
    *
    * @param command the program and its arguments
-   * @return {@code /bin/sh -c <entry script> <cgroup.procs> command...}
+   * @param environment the environment the program is started with
+   * @return {@code /bin/sh -c <entry script> <cgroup.procs> <PWD or -> command...}
    */
-  public List<String> enteringCommand(List<String> command) {
-    List<String> out = new ArrayList<>(command.size() + 4);
+  public List<String> enteringCommand(List<String> command, Map<String, String> environment) {
+    List<String> out = new ArrayList<>(command.size() + 5);
     out.add("/bin/sh");
     out.add("-c");
-    out.add("echo $$ >\"$0\" || exit " + ENTRY_FAILED + "; exec \"$@\"");
+    out.add(
+        "echo $$ >\"$0\" || exit "
+            + ENTRY_FAILED
+            + "; case $1 in -) unset PWD ;; *) PWD=${1#=}; export PWD ;; esac; shift; exec \"$@\"");
     out.add(path.resolve("cgroup.procs").toString());
+    String pwd = environment.get("PWD");
+    out.add(pwd == null ? "-" : "=" + pwd);
     out.addAll(command);
     return out;
   }

@@ -93,7 +93,11 @@ public final class JdkPlatform implements ProcessPlatform {
       actual.add(SETSID.toString());
     }
     // In the CGROUP tier the program starts inside its cgroup (see Cgroup.enteringCommand).
-    actual.addAll(options.cgroup().map(c -> c.enteringCommand(command)).orElse(command));
+    actual.addAll(
+        options
+            .cgroup()
+            .map(c -> c.enteringCommand(command, builder.environment()))
+            .orElse(command));
     ProcessBuilder copy =
         new ProcessBuilder(actual)
             .directory(builder.directory())

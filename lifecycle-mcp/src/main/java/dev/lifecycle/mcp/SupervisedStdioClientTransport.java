@@ -97,7 +97,11 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
 
   private static final Logger LOG = LoggerFactory.getLogger(SupervisedStdioClientTransport.class);
   private static final Duration STDERR_DRAIN = Duration.ofMillis(300);
-  private static final Duration STDOUT_DRAIN = Duration.ofMillis(500);
+  // After the leader exited its stdout reaches EOF once the buffered output is read (the pipe is
+  // drained and closed at exit, as the JDK does), so this bound is only a safety net.
+  private static final Duration STDOUT_DRAIN_AFTER_EXIT = Duration.ofSeconds(5);
+  // A broken stdin says less: the server may still run and hold its stdout open.
+  private static final Duration STDOUT_DRAIN_AFTER_WRITE_FAILURE = Duration.ofMillis(500);
   private static final Duration LEADER_EXIT_WAIT = Duration.ofMillis(250);
   private static final int EXCERPT = 200;
 
@@ -294,7 +298,9 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
           .onExit()
           .thenRun(
               () ->
-                  daemon(() -> serverGone("the server exited", null), "lifecycle-mcp-exit-" + pid)
+                  daemon(
+                          () -> serverGone("the server exited", null, STDOUT_DRAIN_AFTER_EXIT),
+                          "lifecycle-mcp-exit-" + pid)
                       .start());
       if (state != State.RUNNING) { // the server exited already: nothing can be written
         failEarly();
@@ -477,7 +483,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
 
   private void failWrite(CompletableFuture<Void> written, Object requestId, Exception e) {
     // A server we cannot write to is gone (or going): shut it down, which drains the request.
-    serverGone("writing to the server's stdin failed: " + e, e);
+    serverGone("writing to the server's stdin failed: " + e, e, STDOUT_DRAIN_AFTER_WRITE_FAILURE);
     if (requestId != null) {
       written.complete(null); // the request fails through its error answer, which says why
       return;
@@ -703,13 +709,13 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
 
   /**
    * The server is gone (its leader exited, or its stdin broke). What it wrote before says more than
-   * that: the stdout reader gets a bounded head start, so a first line that is not JSON-RPC (a
-   * usage text, an error) names the failure instead of the exit.
+   * that: the stdout reader first reads what is left (bounded by {@code drain}), so a first line
+   * that is not JSON-RPC (a usage text, an error) names the failure instead of the exit.
    */
-  private void serverGone(String why, Throwable cause) {
+  private void serverGone(String why, Throwable cause, Duration drain) {
     Thread output = stdoutReader;
     if (output != null && output != Thread.currentThread()) {
-      join(output, STDOUT_DRAIN);
+      join(output, drain);
     }
     stop(ShutdownReason.SERVER_EXITED, why, cause);
   }

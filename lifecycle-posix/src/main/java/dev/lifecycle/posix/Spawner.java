@@ -103,12 +103,13 @@ final class Spawner {
   /**
    * Also moves the child from here (idempotent with the shell's own move): glibc 2.36 has no
    * posix_spawnattr_setcgroup_np and clone3 cannot run safely in a JVM, so the entering shell is
-   * what guarantees the order. A child that cannot be moved is killed and reaped: the caller asked
+   * what guarantees the order. A child that has already exited ran inside (the shell moved it
+   * first, or exited 125). A live child that cannot be moved is killed and reaped: the caller asked
    * for containment.
    */
   private void enterCgroup(int pid, SpawnOptions options, List<String> command) throws IOException {
     try {
-      options.cgroup().get().enter(pid);
+      options.cgroup().get().enterUnlessExited(pid);
     } catch (IOException e) {
       LibC.kill(pid, features.os().signal(Signal.KILL));
       Memory info = new Memory(OsConstants.SIGINFO_SIZE);

@@ -359,6 +359,19 @@ class CgroupTreeTest {
     }
   }
 
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("platforms")
+  void aLeaderThatExitsAtOnceIsNoEntryFailure(ProcessPlatform platform) throws Exception {
+    // The platform moves the child again after the spawn returns; a leader that has already
+    // exited by then (ESRCH) ran inside its cgroup, since the entering shell moved it first.
+    for (int i = 0; i < 100; i++) {
+      ProcessTree tree = spawn(platform, new ProcessBuilder("/bin/true"), CGROUP);
+      assertThat(tree.leader().waitFor(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+      assertThat(tree.leader().exitValue()).as("spawn %d", i).isZero();
+      tree.close();
+    }
+  }
+
   @Test
   void requiringTheCgroupTierFailsFastNamingTheReason() {
     Containment unusable =

@@ -142,6 +142,26 @@ public final class Cgroup {
   }
 
   /**
+   * {@link #enter} for a child started by {@link #enteringCommand}, which moved itself before its
+   * program ran: a child that has already exited (ESRCH, also for a zombie) is no failure then.
+   *
+   * @param pid the child, positive
+   * @return {@code false} if it had already exited, {@code true} if it is (now) in this cgroup
+   * @throws IOException naming the file and errno for any other failure
+   */
+  public boolean enterUnlessExited(long pid) throws IOException {
+    try {
+      enter(pid);
+      return true;
+    } catch (IOException e) {
+      if (e.getMessage() != null && e.getMessage().contains("ESRCH")) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  /**
    * The processes directly in this cgroup (not in its children).
    *
    * @return the pids in this cgroup's {@code cgroup.procs}

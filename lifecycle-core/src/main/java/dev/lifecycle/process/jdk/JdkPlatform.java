@@ -110,10 +110,10 @@ public final class JdkPlatform implements ProcessPlatform {
     copy.environment().put(SpawnOptions.COOKIE_VARIABLE, options.treeCookie());
     Process process = copy.start();
     if (options.cgroup().isPresent()) {
-      // After start() returns: jspawnhelper and setsid(1) exec in place, so the pid is the
-      // program's; what it forked before this line is found by ProcessTree's entry check.
+      // Belt and braces: the entering shell moved itself before the program ran; a leader that
+      // has exited by now ran inside (or exited 125 when the shell could not enter).
       try {
-        options.cgroup().get().enter(process.pid());
+        options.cgroup().get().enterUnlessExited(process.pid());
       } catch (IOException e) {
         process.destroyForcibly();
         process

@@ -12,6 +12,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.module.FindException;
+import java.lang.module.ModuleDescriptor;
 import java.lang.module.ModuleFinder;
 import java.lang.module.ModuleReference;
 import java.net.URISyntaxException;
@@ -31,6 +32,7 @@ import javax.tools.ToolProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -176,6 +178,27 @@ class McpModulePathTest {
         .doesNotContain("member:");
     assertThat(run.stderr).as(run.toString()).contains("NoClassDefFoundError: tools/jackson/");
     assertThat(Tagged.awaitNone(tag, GONE_BOUND)).as("no server was started").isEmpty();
+  }
+
+  /**
+   * The modules whose types the API speaks are required transitively. The sessions above cannot
+   * tell: the SDK and Reactor are automatic modules, and reading one automatic module reads them
+   * all, so with either {@code transitive} dropped the demo still compiles and runs.
+   */
+  @Test
+  void theModulesTheApiSpeaksAreRequiredTransitively() throws Exception {
+    ModuleDescriptor mcp =
+        ModuleFinder.of(locationOf(SupervisedStdioClientTransport.class))
+            .find("dev.lifecycle.mcp")
+            .orElseThrow()
+            .descriptor();
+    assertThat(mcp.requires())
+        .filteredOn(r -> r.modifiers().contains(ModuleDescriptor.Requires.Modifier.TRANSITIVE))
+        .extracting(ModuleDescriptor.Requires::name)
+        .contains("dev.lifecycle.core", "io.modelcontextprotocol.sdk.mcp.core", "reactor.core");
+    assertThat(mcp.exports())
+        .extracting(ModuleDescriptor.Exports::source)
+        .containsExactly("dev.lifecycle.mcp");
   }
 
   static Stream<Integer> majors() {

@@ -1,0 +1,392 @@
+package dev.lifecycle.mcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.lifecycle.posix.PosixPlatformProvider;
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.testkit.NoProcessLeaks;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.module.FindException;
+import java.lang.module.ModuleDescriptor;
+import java.lang.module.ModuleFinder;
+import java.lang.module.ModuleReference;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * lifecycle-mcp as a user's application sees it, in a JVM of its own: a module that requires only
+ * {@code dev.lifecycle.mcp} runs a whole MCP session (initialize, list tools, call echo, close)
+ * with the real server-everything, on the module path and on the class path, on JDK 17 and 25 (both
+ * required under {@code CI=true}). The JVM gets exactly the runtime jars a user of lifecycle-mcp
+ * and the SDK's {@code mcp} bundle has; the server's processes and the tether sidecar are verified
+ * gone after it exits.
+ */
+@NoProcessLeaks
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class McpModulePathTest {
+  private static final int[] MAJORS = {17, 25};
+  private static final Duration RUN_BOUND = Duration.ofSeconds(120);
+  private static final Duration GONE_BOUND = Duration.ofSeconds(10);
+  private static final String RESTRICTED = "restricted method";
+
+  /** The SDK's bundle module: its descriptor is what names the JSON binding and Jackson 3. */
+  private static final String SDK_BUNDLE = "io.modelcontextprotocol.sdk.mcp";
+
+  private static final String MAIN_MODULE = "mcpdemo/mcpdemo.Main";
+  private static final String MAIN_CLASS = "mcpdemo.Main";
+  private static final String ECHO = "hello from the module path";
+
+  @TempDir static Path work;
+  private static List<Path> runtime;
+  private static Path demo;
+  private static Path bundleDemo;
+  private String tag;
+
+  @BeforeAll
+  static void serversAndTheDemoModule() throws Exception {
+    McpServers.require();
+    runtime =
+        List.of(
+            locationOf(SupervisedStdioClientTransport.class), // lifecycle-mcp
+            locationOf(ProcessPlatform.class), // lifecycle-core
+            locationOf(PosixPlatformProvider.class), // lifecycle-posix
+            locationOf(com.sun.jna.Native.class),
+            locationOf(org.slf4j.LoggerFactory.class),
+            locationOf(org.slf4j.simple.SimpleLogger.class),
+            locationOf(io.modelcontextprotocol.client.McpClient.class), // mcp-core
+            locationOf(io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapperSupplier.class),
+            moduleOnTheClassPath(SDK_BUNDLE), // the `mcp` jar: a descriptor, no classes
+            locationOf(reactor.core.publisher.Mono.class),
+            locationOf(org.reactivestreams.Publisher.class),
+            locationOf(tools.jackson.databind.ObjectMapper.class),
+            locationOf(tools.jackson.core.JsonParser.class),
+            locationOf(com.fasterxml.jackson.annotation.JsonProperty.class),
+            // The SDK's JSON schema validator (networknt) and what it requires.
+            locationOf(com.networknt.schema.SchemaRegistry.class),
+            locationOf(com.ethlo.time.ITU.class),
+            locationOf(tools.jackson.dataformat.yaml.YAMLMapper.class),
+            locationOf(org.snakeyaml.engine.v2.api.Load.class));
+    demo = compile("modular-mcp-demo");
+    bundleDemo = compile("modular-mcp-bundle-demo");
+  }
+
+  @BeforeEach
+  void freshTag() {
+    tag = McpServers.newTag();
+  }
+
+  @AfterEach
+  void killWhatIsLeft() throws InterruptedException {
+    assertThat(Tagged.cleanUp(tag)).as("tagged processes left by the test").isZero();
+  }
+
+  static Stream<Arguments> jdksAndPaths() {
+    List<Arguments> cases = new ArrayList<>();
+    for (int major : MAJORS) {
+      cases.add(Arguments.of(major, "module path"));
+      cases.add(Arguments.of(major, "class path"));
+    }
+    return cases.stream();
+  }
+
+  @ParameterizedTest(name = "JDK {0}, {1}")
+  @MethodSource("jdksAndPaths")
+  void aSessionRunsAndItsServerTreeIsGoneAfterwards(int major, String where) throws Exception {
+    boolean modulePath = where.equals("module path");
+    List<String> command = new ArrayList<>(List.of(Jdks.java(major).toString()));
+    if (modulePath) {
+      command.addAll(
+          List.of(
+              "--enable-native-access=com.sun.jna",
+              "--add-modules",
+              SDK_BUNDLE,
+              "--module-path",
+              path(runtime, demo),
+              "--module",
+              MAIN_MODULE));
+    } else {
+      command.addAll(
+          List.of("--enable-native-access=ALL-UNNAMED", "-cp", path(runtime, demo), MAIN_CLASS));
+    }
+    assertTheSessionRanAndEnded(runTheDemo(command), modulePath);
+  }
+
+  /** The other way the README names: the application's module requires the SDK's bundle. */
+  @ParameterizedTest(name = "JDK {0}")
+  @MethodSource("majors")
+  void anApplicationThatRequiresTheSdkBundleNeedsNoAddModules(int major) throws Exception {
+    Run run =
+        runTheDemo(
+            List.of(
+                Jdks.java(major).toString(),
+                "--enable-native-access=com.sun.jna",
+                "--module-path",
+                path(runtime, bundleDemo),
+                "--module",
+                MAIN_MODULE));
+    assertTheSessionRanAndEnded(run, true);
+  }
+
+  /**
+   * Why the README names the bundle: the SDK finds its JSON binding with a ServiceLoader inside
+   * automatic modules, which declare no dependencies, so without a root naming the bundle Jackson 3
+   * is never resolved and the mapper fails to load, before any server starts.
+   */
+  @ParameterizedTest(name = "JDK {0}")
+  @MethodSource("majors")
+  void withoutTheSdkBundleTheJsonMapperCannotLoad(int major) throws Exception {
+    Run run =
+        runTheDemo(
+            List.of(
+                Jdks.java(major).toString(),
+                "--enable-native-access=com.sun.jna",
+                "--module-path",
+                path(runtime, demo),
+                "--module",
+                MAIN_MODULE));
+    assertThat(run.exitCode).as(run.toString()).isNotZero();
+    assertThat(run.stdout)
+        .as(run.toString())
+        .contains("mcp module: dev.lifecycle.mcp")
+        .doesNotContain("json mapper module:")
+        .doesNotContain("member:");
+    assertThat(run.stderr).as(run.toString()).contains("NoClassDefFoundError: tools/jackson/");
+    assertThat(Tagged.awaitNone(tag, GONE_BOUND)).as("no server was started").isEmpty();
+  }
+
+  /**
+   * The modules whose types the API speaks are required transitively. The sessions above cannot
+   * tell: the SDK and Reactor are automatic modules, and reading one automatic module reads them
+   * all, so with either {@code transitive} dropped the demo still compiles and runs.
+   */
+  @Test
+  void theModulesTheApiSpeaksAreRequiredTransitively() throws Exception {
+    ModuleDescriptor mcp =
+        ModuleFinder.of(locationOf(SupervisedStdioClientTransport.class))
+            .find("dev.lifecycle.mcp")
+            .orElseThrow()
+            .descriptor();
+    assertThat(mcp.requires())
+        .filteredOn(r -> r.modifiers().contains(ModuleDescriptor.Requires.Modifier.TRANSITIVE))
+        .extracting(ModuleDescriptor.Requires::name)
+        .contains("dev.lifecycle.core", "io.modelcontextprotocol.sdk.mcp.core", "reactor.core");
+    assertThat(mcp.exports())
+        .extracting(ModuleDescriptor.Exports::source)
+        .containsExactly("dev.lifecycle.mcp");
+  }
+
+  static Stream<Integer> majors() {
+    return Arrays.stream(MAJORS).boxed();
+  }
+
+  private Run runTheDemo(List<String> jvm) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(jvm);
+    command.addAll(List.of(McpServers.cache().toString(), tag, ECHO));
+    return Run.of(command);
+  }
+
+  private void assertTheSessionRanAndEnded(Run run, boolean modulePath) throws Exception {
+    assertThat(run.exitCode).as(run.toString()).isZero();
+    assertThat(run.stdout)
+        .as(run.toString())
+        .contains("mcp module: " + (modulePath ? "dev.lifecycle.mcp" : "unnamed"))
+        .contains(
+            "sdk module: " + (modulePath ? "io.modelcontextprotocol.sdk.mcp.core" : "unnamed"))
+        .contains(
+            "json mapper module: "
+                + (modulePath ? "io.modelcontextprotocol.sdk.mcp.json.jackson3" : "unnamed"))
+        .contains("closed: true")
+        .contains("reason: CLOSED")
+        .contains("complete: true");
+    assertThat(run.value("echo"))
+        .as(run.toString())
+        .hasValueSatisfying(v -> assertThat(v).contains(ECHO));
+    assertThat(run.value("tools").map(Integer::parseInt))
+        .as(run.toString())
+        .hasValueSatisfying(n -> assertThat(n).isPositive());
+    assertThat(run.stderr)
+        .as(run.toString())
+        .doesNotContain("NoClassDefFoundError")
+        .doesNotContain("IllegalAccessError")
+        .doesNotContain("InaccessibleObjectException")
+        .doesNotContain("ServiceConfigurationError")
+        .doesNotContainIgnoringCase(RESTRICTED);
+
+    List<ProcessIdentity> server = run.identities("member");
+    assertThat(server)
+        .as("the npx chain (npm exec -> sh -> node): " + run)
+        .hasSizeGreaterThanOrEqualTo(3);
+    List<ProcessIdentity> sidecar = run.identities("sidecar");
+    assertThat(sidecar).as(run.toString()).hasSize(1);
+    awaitGone(server);
+    awaitGone(sidecar); // the demo JVM's tether ends with it
+    assertThat(Tagged.awaitNone(tag, GONE_BOUND)).as("anything carrying the tag").isEmpty();
+  }
+
+  private static Path compile(String moduleInfoFrom) throws IOException {
+    Path sources = work.resolve(moduleInfoFrom);
+    Map<String, String> files =
+        Map.of(
+            "module-info.java",
+            "/" + moduleInfoFrom + "/module-info.java",
+            "mcpdemo/Main.java",
+            "/modular-mcp-demo/mcpdemo/Main.java");
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--release",
+                "17",
+                "--module-path",
+                path(runtime),
+                "-d",
+                work.resolve(moduleInfoFrom + "-classes").toString()));
+    for (Map.Entry<String, String> file : files.entrySet()) {
+      Path target = sources.resolve(file.getKey());
+      Files.createDirectories(target.getParent());
+      try (InputStream in = McpModulePathTest.class.getResourceAsStream(file.getValue())) {
+        Files.copy(in, target);
+      }
+      args.add(target.toString());
+    }
+    JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+    int rc = javac.run(null, null, null, args.toArray(String[]::new));
+    assertThat(rc).as("javac exit code for " + moduleInfoFrom).isZero();
+    return work.resolve(moduleInfoFrom + "-classes");
+  }
+
+  /** Polls until every identity is gone: no such process, a zombie, or its pid reused. */
+  private static void awaitGone(List<ProcessIdentity> identities) throws InterruptedException {
+    long deadline = System.nanoTime() + GONE_BOUND.toNanos();
+    long pause = 10;
+    List<ProcessIdentity> alive = alive(identities);
+    while (!alive.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(pause);
+      pause = Math.min(pause * 2, 200);
+      alive = alive(identities);
+    }
+    assertThat(alive).as("still alive " + GONE_BOUND + " after the demo JVM exited").isEmpty();
+  }
+
+  private static List<ProcessIdentity> alive(List<ProcessIdentity> identities) {
+    return identities.stream()
+        .filter(
+            id ->
+                ProcFs.stat(id.pid())
+                    .filter(row -> !row.state().hasExited())
+                    .filter(
+                        row ->
+                            id.match(row.identity(ProcFs.bootId()))
+                                != ProcessIdentity.Match.DIFFERENT)
+                    .isPresent())
+        .toList();
+  }
+
+  /** One run of the demo JVM, bounded; the JVM is killed if it overruns. */
+  private record Run(int exitCode, String stdout, String stderr) {
+    static Run of(List<String> command) throws IOException, InterruptedException {
+      Path out = Files.createTempFile(work, "out", ".txt");
+      Path err = Files.createTempFile(work, "err", ".txt");
+      Process jvm =
+          new ProcessBuilder(command)
+              .redirectOutput(out.toFile())
+              .redirectError(err.toFile())
+              .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+              .start();
+      try {
+        if (!jvm.waitFor(RUN_BOUND.toSeconds(), TimeUnit.SECONDS)) {
+          fail("the demo JVM did not exit within " + RUN_BOUND + ": " + command);
+        }
+      } finally {
+        jvm.destroyForcibly(); // no-op once exited; its tether then ends the server
+        jvm.waitFor(10, TimeUnit.SECONDS);
+      }
+      return new Run(
+          jvm.exitValue(),
+          Files.readString(out, StandardCharsets.UTF_8),
+          Files.readString(err, StandardCharsets.UTF_8));
+    }
+
+    /** The value of the first line {@code key: value}. */
+    Optional<String> value(String key) {
+      return stdout
+          .lines()
+          .filter(line -> line.startsWith(key + ": "))
+          .map(line -> line.substring(key.length() + 2).strip())
+          .findFirst();
+    }
+
+    /** The identities on the lines {@code key: pid starttime}. */
+    List<ProcessIdentity> identities(String key) {
+      return stdout
+          .lines()
+          .filter(line -> line.startsWith(key + ": "))
+          .map(line -> line.substring(key.length() + 2).strip().split(" "))
+          .map(
+              f -> new ProcessIdentity(Long.parseLong(f[0]), Long.parseLong(f[1]), ProcFs.bootId()))
+          .toList();
+    }
+
+    @Override
+    public String toString() {
+      return "exit " + exitCode + "\nstdout:\n" + stdout + "\nstderr:\n" + stderr;
+    }
+  }
+
+  private static Path locationOf(Class<?> type) throws URISyntaxException {
+    return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
+  }
+
+  /** The class path entry that holds module {@code name}, for a jar with no class to locate. */
+  private static Path moduleOnTheClassPath(String name) {
+    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+      Path path = Path.of(entry);
+      if (!Files.exists(path)) {
+        continue;
+      }
+      try {
+        Optional<ModuleReference> found = ModuleFinder.of(path).find(name);
+        if (found.isPresent()) {
+          return path;
+        }
+      } catch (FindException e) {
+        // Not a module of a derivable name (e.g. a test folder): not the one looked for.
+      }
+    }
+    throw new AssertionError("module " + name + " is not on the test class path");
+  }
+
+  private static String path(List<Path> entries, Path... more) {
+    List<String> all = new ArrayList<>();
+    entries.forEach(p -> all.add(p.toString()));
+    for (Path p : more) {
+      all.add(p.toString());
+    }
+    return String.join(File.pathSeparator, all);
+  }
+}

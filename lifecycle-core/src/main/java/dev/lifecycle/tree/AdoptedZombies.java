@@ -4,9 +4,11 @@ import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.ProcessTable;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +26,8 @@ import org.slf4j.LoggerFactory;
 final class AdoptedZombies {
   private static final Logger LOG = LoggerFactory.getLogger(AdoptedZombies.class);
   private static final AtomicBoolean WARNED = new AtomicBoolean();
+  private static final Duration DYING_BOUND = Duration.ofSeconds(2);
+  private static final Duration DYING_POLL = Duration.ofMillis(5);
 
   private AdoptedZombies() {}
 
@@ -70,15 +74,30 @@ final class AdoptedZombies {
     if (sessions.isEmpty() && escapees.isEmpty()) {
       return 0;
     }
-    ProcessTable table = platform.snapshot();
     int reaped = 0;
-    for (ProcessInfo p : table.all()) {
-      ProcessIdentity identity = p.identity(table.bootId());
-      boolean ofTree =
-          escapees.contains(identity) || (p.pid() != p.sid() && sessions.contains(p.sid()));
-      if (p.hasExited() && p.ppid() == self && ofTree && platform.reapAdopted(identity)) {
-        reaped++;
+    // A killed process leaves its cgroup before it becomes a zombie, so a complete termination can
+    // return while some are still exiting: poll those few (bounded) until they can be reaped.
+    long deadline = System.nanoTime() + DYING_BOUND.toNanos();
+    while (true) {
+      ProcessTable table = platform.snapshot();
+      int dying = 0;
+      for (ProcessInfo p : table.all()) {
+        ProcessIdentity identity = p.identity(table.bootId());
+        boolean ofTree =
+            escapees.contains(identity) || (p.pid() != p.sid() && sessions.contains(p.sid()));
+        if (!ofTree) {
+          continue;
+        }
+        if (!p.hasExited()) {
+          dying++; // re-parented to the JVM at the latest when its own parent has exited
+        } else if (p.ppid() == self && platform.reapAdopted(identity)) {
+          reaped++;
+        }
       }
+      if (dying == 0 || !report.isComplete() || System.nanoTime() > deadline) {
+        break;
+      }
+      LockSupport.parkNanos(DYING_POLL.toNanos());
     }
     if (reaped > 0) {
       LOG.debug("reaped {} adopted zombie(s) of the tree of session {}", reaped, sessionId);

@@ -5,14 +5,17 @@
  * dev.lifecycle.process} (the platform SPI and its values), {@link dev.lifecycle.tree} (process
  * trees and staged termination), {@link dev.lifecycle.record} and {@link dev.lifecycle.probe}
  * (session records and endpoint probes), {@link dev.lifecycle.broker}, {@link dev.lifecycle.worker}
- * and {@link dev.lifecycle.tether}. The {@code /proc} reader is exported only to lifecycle's own
- * modules; the pure-JDK fallback platform is not exported at all.
+ * and {@link dev.lifecycle.tether}. The {@code /proc} reader, the cgroup v2 mechanism and the
+ * internal toolkit are exported only to lifecycle's own modules; the pure-JDK fallback platform is
+ * not exported at all and is found, like every platform, as a {@link
+ * dev.lifecycle.process.ProcessPlatformProvider} service.
  *
  * <p>The native platform comes from {@code dev.lifecycle.posix} through {@link
  * dev.lifecycle.process.ProcessPlatformProvider}; without it, {@link
  * dev.lifecycle.process.ProcessPlatform#get()} falls back to the pure-JDK platform.
  *
  * @uses dev.lifecycle.process.ProcessPlatformProvider
+ * @provides dev.lifecycle.process.ProcessPlatformProvider the pure-JDK fallback, at priority 0
  */
 module dev.lifecycle.core {
   requires org.slf4j;
@@ -26,11 +29,17 @@ module dev.lifecycle.core {
   exports dev.lifecycle.tree;
   exports dev.lifecycle.worker;
   exports dev.lifecycle.process.procfs to
-      dev.lifecycle.posix,
-      dev.lifecycle.testkit;
+      dev.lifecycle.posix;
   exports dev.lifecycle.process.cgroup to
       dev.lifecycle.posix,
       dev.lifecycle.testkit;
+  exports dev.lifecycle.internal to
+      dev.lifecycle.posix,
+      dev.lifecycle.testkit,
+      dev.lifecycle.mcp;
 
   uses dev.lifecycle.process.ProcessPlatformProvider;
+
+  provides dev.lifecycle.process.ProcessPlatformProvider with
+      dev.lifecycle.process.jdk.JdkPlatformProvider;
 }

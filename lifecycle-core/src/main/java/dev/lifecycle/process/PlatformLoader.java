@@ -1,6 +1,5 @@
 package dev.lifecycle.process;
 
-import dev.lifecycle.process.jdk.JdkPlatform;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -15,9 +14,16 @@ import org.slf4j.LoggerFactory;
  * only when something needs more than {@code /proc} can answer (a spawn, a signal, the
  * capabilities). Under {@link PlatformMode#NATIVE} the choice is made at once so a missing native
  * platform fails the first {@link ProcessPlatform#get()}.
+ *
+ * <p>Every platform, the pure-JDK fallback included, comes from a {@link ProcessPlatformProvider}
+ * found by {@link ServiceLoader}: the fallback is core's own provider at {@link
+ * #FALLBACK_PRIORITY}, so this package (the SPI) never refers to an implementation.
  */
 final class PlatformLoader {
   private static final Logger LOG = LoggerFactory.getLogger(PlatformLoader.class);
+
+  /** The priority of core's pure-JDK provider; native providers return more. */
+  static final int FALLBACK_PRIORITY = 0;
 
   private PlatformLoader() {}
 
@@ -26,7 +32,11 @@ final class PlatformLoader {
   }
 
   static ProcessPlatform jdk() {
-    return Jdk.INSTANCE;
+    if (Jdk.INSTANCE instanceof ProcessPlatform platform) {
+      return platform;
+    }
+    RuntimeException failure = (RuntimeException) Jdk.INSTANCE;
+    throw new IllegalStateException(failure.getMessage(), failure);
   }
 
   /** The chosen platform itself (loads it); throws under {@code native} when none is usable. */
@@ -39,7 +49,29 @@ final class PlatformLoader {
   }
 
   private static final class Jdk {
-    static final ProcessPlatform INSTANCE = JdkPlatform.create();
+    static final Object INSTANCE = fallback();
+  }
+
+  private static final class Providers {
+    static final List<ProcessPlatformProvider> ALL = load();
+  }
+
+  /** Core's pure-JDK platform, or the exception that says its registration is missing. */
+  private static Object fallback() {
+    for (ProcessPlatformProvider provider : Providers.ALL) {
+      if (provider.priority() == FALLBACK_PRIORITY) {
+        try {
+          return provider.create();
+        } catch (RuntimeException | LinkageError e) {
+          return new IllegalStateException(
+              "the pure-JDK process platform failed to start: " + e, e);
+        }
+      }
+    }
+    return new IllegalStateException(
+        "no pure-JDK process platform: lifecycle-core's service entry META-INF/services/"
+            + ProcessPlatformProvider.class.getName()
+            + " is missing (a merged jar that dropped it?)");
   }
 
   private static final class Best {
@@ -58,7 +90,10 @@ final class PlatformLoader {
       return jdk();
     }
     List<String> reasons = new ArrayList<>();
-    for (ProcessPlatformProvider provider : providers()) {
+    for (ProcessPlatformProvider provider : Providers.ALL) {
+      if (provider.priority() <= FALLBACK_PRIORITY) {
+        continue; // the fallback is chosen below, with the warning
+      }
       try {
         if (provider.isSupported()) {
           ProcessPlatform platform = provider.create();
@@ -89,7 +124,7 @@ final class PlatformLoader {
     return jdk();
   }
 
-  private static List<ProcessPlatformProvider> providers() {
+  private static List<ProcessPlatformProvider> load() {
     try {
       return ServiceLoader.load(ProcessPlatformProvider.class).stream()
           .map(ServiceLoader.Provider::get)

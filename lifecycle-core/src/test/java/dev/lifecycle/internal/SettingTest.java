@@ -3,15 +3,12 @@ package dev.lifecycle.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lifecycle.testing.Stderr;
 import dev.lifecycle.time.Limit;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -72,7 +69,7 @@ class SettingTest {
     System.setProperty(PROPERTY, "2 hours");
     String[] resolved = new String[1];
     String log =
-        captureStderr(
+        Stderr.during(
             () ->
                 resolved[0] =
                     LIMIT
@@ -122,17 +119,5 @@ class SettingTest {
         .isEqualTo(Duration.ofMillis(1500));
     assertThat(grace.resolve(Optional.of(Duration.ofSeconds(1)), name -> null, environment("0")))
         .isEqualTo(Duration.ofSeconds(1));
-  }
-
-  private static String captureStderr(Supplier<?> action) {
-    PrintStream original = System.err;
-    ByteArrayOutputStream buffer = new ByteArrayOutputStream();
-    System.setErr(new PrintStream(buffer, true, StandardCharsets.UTF_8));
-    try {
-      action.get();
-    } finally {
-      System.setErr(original);
-    }
-    return buffer.toString(StandardCharsets.UTF_8);
   }
 }

@@ -7,15 +7,13 @@
  * (session records and endpoint probes), {@link dev.lifecycle.broker}, {@link dev.lifecycle.worker}
  * and {@link dev.lifecycle.tether}. The {@code /proc} reader, the cgroup v2 mechanism and the
  * internal toolkit are exported only to lifecycle's own modules; the pure-JDK fallback platform is
- * not exported at all and is found, like every platform, as a {@link
- * dev.lifecycle.process.ProcessPlatformProvider} service.
+ * not exported at all.
  *
  * <p>The native platform comes from {@code dev.lifecycle.posix} through {@link
  * dev.lifecycle.process.ProcessPlatformProvider}; without it, {@link
  * dev.lifecycle.process.ProcessPlatform#get()} falls back to the pure-JDK platform.
  *
  * @uses dev.lifecycle.process.ProcessPlatformProvider
- * @provides dev.lifecycle.process.ProcessPlatformProvider the pure-JDK fallback, at priority 0
  */
 module dev.lifecycle.core {
   requires org.slf4j;
@@ -39,7 +37,4 @@ module dev.lifecycle.core {
       dev.lifecycle.mcp;
 
   uses dev.lifecycle.process.ProcessPlatformProvider;
-
-  provides dev.lifecycle.process.ProcessPlatformProvider with
-      dev.lifecycle.process.jdk.JdkPlatformProvider;
 }

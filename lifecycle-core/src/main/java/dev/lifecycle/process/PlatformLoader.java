@@ -15,15 +15,20 @@ import org.slf4j.LoggerFactory;
  * capabilities). Under {@link PlatformMode#NATIVE} the choice is made at once so a missing native
  * platform fails the first {@link ProcessPlatform#get()}.
  *
- * <p>Every platform, the pure-JDK fallback included, comes from a {@link ProcessPlatformProvider}
- * found by {@link ServiceLoader}: the fallback is core's own provider at {@link
- * #FALLBACK_PRIORITY}, so this package (the SPI) never refers to an implementation.
+ * <p>Native platforms come from {@link ProcessPlatformProvider}s found by {@link ServiceLoader}
+ * (looked up only when the platform itself is needed). The pure-JDK fallback is core's own
+ * provider, loaded by its class name ({@link #FALLBACK_PROVIDER}): reads served before the platform
+ * is needed never load another provider's classes, and this package (the SPI) refers to no
+ * implementation in its code.
  */
 final class PlatformLoader {
   private static final Logger LOG = LoggerFactory.getLogger(PlatformLoader.class);
 
   /** The priority of core's pure-JDK provider; native providers return more. */
   static final int FALLBACK_PRIORITY = 0;
+
+  /** Core's pure-JDK provider, in a package of this module that is not exported. */
+  static final String FALLBACK_PROVIDER = "dev.lifecycle.process.jdk.JdkPlatformProvider";
 
   private PlatformLoader() {}
 
@@ -56,22 +61,16 @@ final class PlatformLoader {
     static final List<ProcessPlatformProvider> ALL = load();
   }
 
-  /** Core's pure-JDK platform, or the exception that says its registration is missing. */
+  /** Core's pure-JDK platform, or the exception that says why it cannot be loaded. */
   private static Object fallback() {
-    for (ProcessPlatformProvider provider : Providers.ALL) {
-      if (provider.priority() == FALLBACK_PRIORITY) {
-        try {
-          return provider.create();
-        } catch (RuntimeException | LinkageError e) {
-          return new IllegalStateException(
-              "the pure-JDK process platform failed to start: " + e, e);
-        }
-      }
+    try {
+      ProcessPlatformProvider provider =
+          (ProcessPlatformProvider)
+              Class.forName(FALLBACK_PROVIDER).getDeclaredConstructor().newInstance();
+      return provider.create();
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      return new IllegalStateException("the pure-JDK process platform cannot be loaded: " + e, e);
     }
-    return new IllegalStateException(
-        "no pure-JDK process platform: lifecycle-core's service entry META-INF/services/"
-            + ProcessPlatformProvider.class.getName()
-            + " is missing (a merged jar that dropped it?)");
   }
 
   private static final class Best {

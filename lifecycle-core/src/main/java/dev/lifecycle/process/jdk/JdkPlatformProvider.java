@@ -5,15 +5,14 @@ import dev.lifecycle.process.ProcessPlatformProvider;
 
 /**
  * Offers the pure-JDK fallback to {@link ProcessPlatform#get()} at priority {@value #PRIORITY}:
- * always supported, chosen only when no native provider is. Registered as a service of core itself,
- * so the platform SPI needs no compile-time reference to its implementations. Thread-safe
- * (stateless).
+ * always supported, chosen only when no native provider is. Loaded by its class name from the SPI
+ * package, which so refers to no implementation in its code. Thread-safe (stateless).
  */
 public final class JdkPlatformProvider implements ProcessPlatformProvider {
   /** The priority reserved for the fallback: every native provider returns more. */
   public static final int PRIORITY = 0;
 
-  /** For {@link java.util.ServiceLoader}. */
+  /** Created once per JVM, by name, by {@link ProcessPlatform#get()}. */
   public JdkPlatformProvider() {}
 
   @Override

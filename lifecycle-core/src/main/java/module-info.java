@@ -5,8 +5,9 @@
  * dev.lifecycle.process} (the platform SPI and its values), {@link dev.lifecycle.tree} (process
  * trees and staged termination), {@link dev.lifecycle.record} and {@link dev.lifecycle.probe}
  * (session records and endpoint probes), {@link dev.lifecycle.broker}, {@link dev.lifecycle.worker}
- * and {@link dev.lifecycle.tether}. The {@code /proc} reader is exported only to lifecycle's own
- * modules; the pure-JDK fallback platform is not exported at all.
+ * and {@link dev.lifecycle.tether}. The {@code /proc} reader, the cgroup v2 mechanism and the
+ * internal toolkit are exported only to lifecycle's own modules; the pure-JDK fallback platform is
+ * not exported at all.
  *
  * <p>The native platform comes from {@code dev.lifecycle.posix} through {@link
  * dev.lifecycle.process.ProcessPlatformProvider}; without it, {@link
@@ -26,11 +27,14 @@ module dev.lifecycle.core {
   exports dev.lifecycle.tree;
   exports dev.lifecycle.worker;
   exports dev.lifecycle.process.procfs to
-      dev.lifecycle.posix,
-      dev.lifecycle.testkit;
+      dev.lifecycle.posix;
   exports dev.lifecycle.process.cgroup to
       dev.lifecycle.posix,
       dev.lifecycle.testkit;
+  exports dev.lifecycle.internal to
+      dev.lifecycle.posix,
+      dev.lifecycle.testkit,
+      dev.lifecycle.mcp;
 
   uses dev.lifecycle.process.ProcessPlatformProvider;
 }

@@ -15,6 +15,7 @@ import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.record.ReadResult;
 import dev.lifecycle.record.RecordStore;
+import dev.lifecycle.testing.Await;
 import dev.lifecycle.time.Limit;
 import java.io.File;
 import java.io.IOException;
@@ -166,41 +167,14 @@ final class Workspace implements AutoCloseable {
     return ids.stream().allMatch(Workspace::gone);
   }
 
-  /** Polls (5 ms doubling to 100 ms) until {@code condition} holds; false after {@code within}. */
   /** Polls until {@code probe} finds something, failing the test past {@code within}. */
   static <T> T pollFor(Duration within, java.util.function.Supplier<java.util.Optional<T>> probe) {
-    long deadline = System.nanoTime() + within.toNanos();
-    while (System.nanoTime() < deadline) {
-      java.util.Optional<T> found = probe.get();
-      if (found.isPresent()) {
-        return found.get();
-      }
-      try {
-        Thread.sleep(10);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
-    throw new AssertionError("nothing found within " + within);
+    return Await.until(within, "something found", probe, java.util.Optional::isPresent).get();
   }
 
+  /** Polls until {@code condition} holds; false after {@code within}. */
   static boolean poll(Duration within, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + within.toNanos();
-    long pause = 5;
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        return condition.getAsBoolean();
-      }
-      try {
-        Thread.sleep(pause);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return false;
-      }
-      pause = Math.min(100, pause * 2);
-    }
-    return true;
+    return Await.within(within, condition);
   }
 
   String log() {

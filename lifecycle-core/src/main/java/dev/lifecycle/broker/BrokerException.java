@@ -3,7 +3,10 @@ package dev.lifecycle.broker;
 import java.io.IOException;
 import java.util.OptionalLong;
 
-/** A broker could not be reached or started; names the broker's pid when one is known. */
+/**
+ * A broker could not be reached or started; names the broker's pid when one is known. Like any
+ * exception, safe to read from any thread once thrown.
+ */
 public final class BrokerException extends IOException {
   private static final long serialVersionUID = 1L;
 

@@ -1,13 +1,16 @@
 package dev.lifecycle.broker;
 
+import dev.lifecycle.internal.Setting;
 import dev.lifecycle.time.Limit;
+import java.util.Optional;
 
 /**
  * The broker's timeouts: named defaults (each with its reason) and the system property and
- * environment variable that override each default. A value set in code through a builder wins;
- * otherwise the system property, then the environment variable, then the default ({@link
- * Limit#fromConfig}). Bare numbers are milliseconds; {@code 0} disables; {@code 10s}, {@code 5m},
- * {@code PT1H} are accepted; unusable values are logged and ignored.
+ * environment variable that override each default. Precedence, as for every lifecycle setting: a
+ * value set in code through a builder, else the system property, else the environment variable,
+ * else the default. Text uses the {@link Limit#parse} grammar: bare numbers are milliseconds;
+ * {@code 0} disables; {@code 10s}, {@code 5m}, {@code PT1H} are accepted; an unusable value is
+ * logged at WARN and the next source down is used. Thread-safe (constants).
  */
 public enum BrokerLimits {
   /**
@@ -71,14 +74,10 @@ public enum BrokerLimits {
   CONNECT_CLEANUP(
       "lifecycle.connect.cleanupTimeout", "LIFECYCLE_CONNECT_CLEANUP_TIMEOUT", Limit.ofSeconds(5));
 
-  private final String systemProperty;
-  private final String environmentVariable;
-  private final Limit defaultLimit;
+  private final Setting<Limit> setting;
 
   BrokerLimits(String systemProperty, String environmentVariable, Limit defaultLimit) {
-    this.systemProperty = systemProperty;
-    this.environmentVariable = environmentVariable;
-    this.defaultLimit = defaultLimit;
+    this.setting = Setting.limit(systemProperty, environmentVariable, defaultLimit);
   }
 
   /**
@@ -88,7 +87,7 @@ public enum BrokerLimits {
    * @return the property's name
    */
   public String systemProperty() {
-    return systemProperty;
+    return setting.property();
   }
 
   /**
@@ -97,7 +96,7 @@ public enum BrokerLimits {
    * @return the variable's name
    */
   public String environmentVariable() {
-    return environmentVariable;
+    return setting.variable();
   }
 
   /**
@@ -106,7 +105,7 @@ public enum BrokerLimits {
    * @return the default
    */
   public Limit defaultLimit() {
-    return defaultLimit;
+    return setting.defaultValue();
   }
 
   /**
@@ -115,11 +114,11 @@ public enum BrokerLimits {
    * @return the configured limit, read afresh at each call
    */
   public Limit resolve() {
-    return Limit.fromConfig(systemProperty, environmentVariable, defaultLimit);
+    return setting.resolve();
   }
 
-  /** {@code programmatic} when set in code (non-null), else {@link #resolve()}. */
+  /** {@code programmatic} when set in code (a builder's field, null while unset), else resolved. */
   Limit or(Limit programmatic) {
-    return programmatic != null ? programmatic : resolve();
+    return setting.resolve(Optional.ofNullable(programmatic));
   }
 }

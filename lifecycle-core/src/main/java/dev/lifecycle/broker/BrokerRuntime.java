@@ -1,5 +1,6 @@
 package dev.lifecycle.broker;
 
+import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.record.ArtifactKind;
 import dev.lifecycle.record.RecordStore;
@@ -342,20 +343,18 @@ public final class BrokerRuntime implements AutoCloseable {
         return; // starting: the startup's own failure handles it; stopping: the pass ended it
       }
     }
-    Thread reacting =
-        new Thread(
-            () -> {
-              LOG.warn("broker {}: backend {} exited", name, tree);
-              try {
-                backendExit.exited(this, tree);
-              } catch (Exception | LinkageError e) {
-                LOG.warn("broker {}: backend exit policy failed; shutting down", name, e);
-                shutdown(ShutdownReason.BACKEND_EXITED);
-              }
-            },
-            "lifecycle-broker-backend-exit");
-    reacting.setDaemon(false); // a pass it starts must not be cut short
-    reacting.start();
+    // Not a daemon: a pass it starts must not be cut short.
+    Threads.startKeepingJvm(
+        "lifecycle-broker-backend-exit",
+        () -> {
+          LOG.warn("broker {}: backend {} exited", name, tree);
+          try {
+            backendExit.exited(this, tree);
+          } catch (Exception | LinkageError e) {
+            LOG.warn("broker {}: backend exit policy failed; shutting down", name, e);
+            shutdown(ShutdownReason.BACKEND_EXITED);
+          }
+        });
   }
 
   /**
@@ -384,10 +383,8 @@ public final class BrokerRuntime implements AutoCloseable {
 
   /** From a timer: closing the listener is quick, but nothing may block the shared timer thread. */
   private void trigger(ShutdownReason why) {
-    Thread t = new Thread(() -> shutdown(why), "lifecycle-broker-trigger");
-    t.setDaemon(
-        false); // the pass it starts must not be cut short by the JVM running out of threads
-    t.start();
+    // Not a daemon: the pass it starts must not be cut short by the JVM running out of threads.
+    Threads.startKeepingJvm("lifecycle-broker-trigger", () -> shutdown(why));
   }
 
   CompletableFuture<ShutdownReport> shutdown(ShutdownReason why) {
@@ -434,9 +431,7 @@ public final class BrokerRuntime implements AutoCloseable {
       tracker.close();
     }
     LOG.info("broker {} shutting down: {}", name, why);
-    Thread running = new Thread(() -> runPass(why, started, problems), "lifecycle-broker-shutdown");
-    running.setDaemon(false);
-    running.start();
+    Threads.startKeepingJvm("lifecycle-broker-shutdown", () -> runPass(why, started, problems));
     return stopped.copy();
   }
 
@@ -724,13 +719,18 @@ public final class BrokerRuntime implements AutoCloseable {
     }
 
     /**
-     * Default {@link BrokerLimits#BACKEND_GRACE}; disabled means SIGKILL right after SIGTERM.
+     * Default {@link BrokerLimits#BACKEND_GRACE}; {@link Duration#ZERO} means SIGKILL right after
+     * SIGTERM.
      *
-     * @param value the grace between SIGTERM and SIGKILL for the backend trees
+     * @param value the grace between SIGTERM and SIGKILL for the backend trees, not negative
      * @return this builder
+     * @throws IllegalArgumentException if {@code value} is negative
      */
-    public Builder backendGrace(Limit value) {
-      backendGrace = Objects.requireNonNull(value, "backendGrace");
+    public Builder backendGrace(Duration value) {
+      if (Objects.requireNonNull(value, "backendGrace").isNegative()) {
+        throw new IllegalArgumentException("backendGrace must not be negative: " + value);
+      }
+      backendGrace = Limit.of(value);
       return this;
     }
 

@@ -5,7 +5,7 @@ import dev.lifecycle.record.SessionRecord;
 import java.util.Objects;
 
 /**
- * A broker that {@link BrokerClient#ensure()} found serving.
+ * A broker that {@link BrokerClient#ensure()} found serving. Immutable and thread-safe.
  *
  * @param record its record, as read when it answered
  * @param started whether this call started it (false: an existing broker was reused)

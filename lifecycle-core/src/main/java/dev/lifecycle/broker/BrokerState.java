@@ -1,6 +1,9 @@
 package dev.lifecycle.broker;
 
-/** The life of a {@link BrokerRuntime}; it only ever moves forward. */
+/**
+ * The life of a {@link BrokerRuntime}; it only ever moves forward. Immutable and thread-safe (an
+ * enum).
+ */
 public enum BrokerState {
   /** Built, not started. */
   NEW,

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Connects to a backend this caller spawns, so a failed connect never strands the backend.
+ * Thread-safe (static methods only).
  *
  * <p>A failure before any transport exists (the spawn throws) is thrown as is, at once: there is
  * nothing to wait for. A failure after the backend tree exists (connect or initialize throws, or

@@ -1,5 +1,6 @@
 package dev.lifecycle.broker;
 
+import dev.lifecycle.internal.Threads;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
@@ -48,9 +49,7 @@ final class Connection {
 
   /** Starts the reader thread. */
   void start() {
-    Thread reader = new Thread(this::readLoop, "lifecycle-broker-connection");
-    reader.setDaemon(true);
-    reader.start();
+    Threads.startDaemon("lifecycle-broker-connection", this::readLoop);
   }
 
   private void readLoop() {

@@ -1,6 +1,9 @@
 package dev.lifecycle.broker;
 
-/** What started a broker's shutdown pass (the first trigger wins; the rest await the same pass). */
+/**
+ * What started a broker's shutdown pass (the first trigger wins; the rest await the same pass).
+ * Immutable and thread-safe (an enum).
+ */
 public enum ShutdownReason {
   /** No lease was open for the idle timeout. */
   IDLE,

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * What a broker's shutdown pass did.
+ * What a broker's shutdown pass did. Immutable and thread-safe.
  *
  * @param reason the trigger that started the pass
  * @param recordCleared whether the pass removed its own record (false when it was never published

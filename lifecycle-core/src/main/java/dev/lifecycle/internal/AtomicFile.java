@@ -31,10 +31,22 @@ public final class AtomicFile {
   /** Runs the rename, e.g. under a lock. */
   @FunctionalInterface
   public interface Around {
+    /**
+     * Runs {@code rename}, with whatever must surround it.
+     *
+     * @param rename the atomic rename of the temp file over the target
+     * @throws IOException if the rename or what surrounds it fails
+     */
     void run(FileLocks.Action<Void> rename) throws IOException;
   }
 
-  /** The prefix of temp files of {@code target}'s name written by process {@code pid}. */
+  /**
+   * The prefix of temp files of {@code target}'s name written by process {@code pid}.
+   *
+   * @param targetName the file name of the target
+   * @param pid the writer's pid
+   * @return {@code .<targetName>.<pid>.}
+   */
   public static String tempPrefix(String targetName, long pid) {
     return "." + targetName + "." + pid + ".";
   }
@@ -42,7 +54,14 @@ public final class AtomicFile {
   /** The suffix of every temp file. */
   public static final String TEMP_SUFFIX = ".tmp";
 
-  /** Replaces {@code target} with {@code bytes}, the rename run by {@code around}. */
+  /**
+   * Replaces {@code target} with {@code bytes}, the rename run by {@code around}.
+   *
+   * @param target the file to replace
+   * @param bytes its new content
+   * @param around runs the rename (e.g. under a lock)
+   * @throws IOException if writing, syncing or renaming fails (the temp file is removed)
+   */
   public static void replace(Path target, byte[] bytes, Around around) throws IOException {
     Path dir = target.toAbsolutePath().getParent();
     Path temp =
@@ -74,7 +93,13 @@ public final class AtomicFile {
     }
   }
 
-  /** {@link #replace(Path, byte[], Around)} with the rename run directly. */
+  /**
+   * {@link #replace(Path, byte[], Around)} with the rename run directly.
+   *
+   * @param target the file to replace
+   * @param bytes its new content
+   * @throws IOException if writing, syncing or renaming fails (the temp file is removed)
+   */
   public static void replace(Path target, byte[] bytes) throws IOException {
     replace(target, bytes, FileLocks.Action::run);
   }
@@ -83,6 +108,8 @@ public final class AtomicFile {
    * Removes temp files of {@code target} left by writers that died mid-write ({@code
    * writerGone.test(pid)} must be proof, e.g. ESRCH), without following links.
    *
+   * @param target the file whose temp files are looked for
+   * @param writerGone whether the writer with a pid is proven gone
    * @return the files removed
    */
   public static List<Path> sweepTemps(Path target, LongPredicate writerGone) {
@@ -112,7 +139,11 @@ public final class AtomicFile {
     return removed;
   }
 
-  /** Makes a rename or delete in {@code dir} durable; not every platform can force a directory. */
+  /**
+   * Makes a rename or delete in {@code dir} durable; not every platform can force a directory.
+   *
+   * @param dir the directory that holds the renamed or deleted entry
+   */
   public static void syncDirectory(Path dir) {
     try (FileChannel channel = FileChannel.open(dir, READ)) {
       channel.force(true);

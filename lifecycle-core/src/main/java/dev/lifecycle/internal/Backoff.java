@@ -15,12 +15,20 @@ public final class Backoff {
     this.maxMillis = maxMillis;
   }
 
-  /** 1 ms doubling to 50 ms: a file or lock changes within milliseconds when its holder is live. */
+  /**
+   * 1 ms doubling to 50 ms: a file or lock changes within milliseconds when its holder is live.
+   *
+   * @return a fresh backoff for one waiting loop
+   */
   public static Backoff fileWait() {
     return new Backoff(1, 50);
   }
 
-  /** Sleeps the current pause and doubles it. */
+  /**
+   * Sleeps the current pause and doubles it.
+   *
+   * @throws InterruptedIOException if interrupted (the interrupt flag is set again)
+   */
   public void pause() throws InterruptedIOException {
     try {
       Thread.sleep(millis);

@@ -6,7 +6,12 @@ import java.time.Duration;
 public final class Durations {
   private Durations() {}
 
-  /** {@code d} in nanoseconds, clamped to [0, Long.MAX_VALUE]. */
+  /**
+   * {@code d} in nanoseconds, clamped to [0, Long.MAX_VALUE].
+   *
+   * @param d the duration
+   * @return its nanoseconds, saturated
+   */
   public static long saturatedNanos(Duration d) {
     if (d.isNegative()) {
       return 0;

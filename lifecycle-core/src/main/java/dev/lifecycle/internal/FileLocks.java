@@ -33,6 +33,12 @@ public final class FileLocks {
   /** What runs under the lock. */
   @FunctionalInterface
   public interface Action<T> {
+    /**
+     * Runs the action.
+     *
+     * @return its result
+     * @throws IOException if it fails
+     */
     T run() throws IOException;
   }
 
@@ -49,6 +55,12 @@ public final class FileLocks {
    * Runs {@code action} holding the lock of {@code lockFile}, waiting at most {@code timeout}
    * (polling: a blocking lock() would wait forever on a stopped holder).
    *
+   * @param lockFile the lock file, created 0600 if absent
+   * @param timeout the longest wait for the lock
+   * @param action what runs holding the lock
+   * @param <T> the action's result
+   * @return the action's result
+   * @throws IOException if the action fails or the lock file cannot be opened
    * @throws Timeout when another thread or process held it for longer than {@code timeout}
    */
   public static <T> T holding(Path lockFile, Duration timeout, Action<T> action)
@@ -77,7 +89,12 @@ public final class FileLocks {
     }
   }
 
-  /** Whether a thread of this JVM waits for the lock (lets tests see a holder block others). */
+  /**
+   * Whether a thread of this JVM waits for the lock (lets tests see a holder block others).
+   *
+   * @param lockFile the lock file
+   * @return {@code true} if a thread of this JVM is queued for it
+   */
   public static boolean hasWaiters(Path lockFile) {
     ReentrantLock local = IN_JVM.get(lockFile.toAbsolutePath().normalize());
     return local != null && local.hasQueuedThreads();

@@ -6,7 +6,7 @@ import java.util.Objects;
 /**
  * Where a shared helper listens. The text form ({@code toString()}, {@link #parse(String)}) is
  * {@code unix:<absolute path>} or {@code tcp:<host>:<port>} (an IPv6 host in brackets); it is what
- * session records store.
+ * session records store. Its implementations are immutable and thread-safe.
  */
 public sealed interface Endpoint {
 

@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Connects to an endpoint and closes the connection at once, within a bound.
+ * Connects to an endpoint and closes the connection at once, within a bound. Thread-safe (static
+ * methods only).
  *
  * <p>The connect is blocking and a shared watchdog closes the channel when the bound expires. One
  * mechanism covers both ways a connect can hang: a TCP listener whose accept queue is full drops

@@ -6,7 +6,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * What one probe observed.
+ * What one probe observed. Immutable and thread-safe.
  *
  * @param endpoint the endpoint probed
  * @param status what happened

@@ -1,5 +1,6 @@
 package dev.lifecycle.process;
 
+import dev.lifecycle.internal.Setting;
 import dev.lifecycle.process.cgroup.Cgroup;
 import dev.lifecycle.process.cgroup.CgroupHierarchy;
 import dev.lifecycle.process.cgroup.CgroupPlacement;
@@ -108,31 +109,39 @@ public final class Containment {
     if (current.mode == mode) {
       return current;
     }
-    return BY_MODE.computeIfAbsent(
-        mode, m -> decide(m, Optional.ofNullable(setting(PARENT_PROPERTY, PARENT_ENV))));
+    return BY_MODE.computeIfAbsent(mode, m -> decide(m, configuredParent()));
+  }
+
+  private static final Setting<Mode> MODE =
+      Setting.of(MODE_PROPERTY, MODE_ENV, Mode.AUTO, Mode::parse);
+
+  private static final Setting<Optional<String>> PARENT =
+      Setting.of(
+          PARENT_PROPERTY,
+          PARENT_ENV,
+          Optional.empty(),
+          text -> {
+            if (text.isEmpty()) {
+              throw new IllegalArgumentException("blank");
+            }
+            return Optional.of(text);
+          });
+
+  /**
+   * The parent cgroup the configuration names ({@value #PARENT_PROPERTY}, else {@value
+   * #PARENT_ENV}), read now.
+   *
+   * @return the configured path, or empty when none is configured (a blank value is ignored with a
+   *     warning)
+   */
+  public static Optional<String> configuredParent() {
+    return PARENT.resolve();
   }
 
   private static Containment fromConfig() {
-    Mode mode = Mode.AUTO;
-    String text = setting(MODE_PROPERTY, MODE_ENV);
-    if (text != null) {
-      try {
-        mode = Mode.parse(text);
-      } catch (IllegalArgumentException e) {
-        LOG.warn("{}; using auto", e.getMessage());
-      }
-    }
-    Containment decided = decide(mode, Optional.ofNullable(setting(PARENT_PROPERTY, PARENT_ENV)));
+    Containment decided = decide(MODE.resolve(), configuredParent());
     LOG.debug("containment: {}", decided);
     return decided;
-  }
-
-  private static String setting(String property, String env) {
-    String value = System.getProperty(property);
-    if (value == null || value.isBlank()) {
-      value = System.getenv(env);
-    }
-    return value == null || value.isBlank() ? null : value.trim();
   }
 
   /**

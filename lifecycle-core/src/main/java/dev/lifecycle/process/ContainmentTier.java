@@ -1,6 +1,9 @@
 package dev.lifecycle.process;
 
-/** How strongly a process tree is contained, strongest first. Each tier names what it can prove. */
+/**
+ * How strongly a process tree is contained, strongest first. Each tier names what it can prove.
+ * Immutable and thread-safe (an enum).
+ */
 public enum ContainmentTier {
   /**
    * A cgroup v2 per tree: membership is the kernel's ({@code cgroup.procs}) and is inherited at

@@ -1,7 +1,5 @@
 package dev.lifecycle.process;
 
-import dev.lifecycle.process.procfs.ProcFs;
-import dev.lifecycle.process.procfs.ProcLiveness;
 import java.io.IOException;
 import java.util.Collection;
 import java.util.List;
@@ -9,18 +7,29 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * What {@link ProcessPlatform#get()} returns: the chosen platform, loaded on first need. Where
- * {@link ProcLiveness#isExact() /proc is exact} (Linux), identities, probes, the process table,
- * environments and command lines are read from {@code /proc}, exactly as both built-in platforms
- * read them there, so a program that only reads records, probes owners and connects never loads a
- * provider or native code. Spawning, signalling and {@link #capabilities()} load the chosen
- * platform; from then on every call goes to it (its probes know its own children and are faster).
+ * What {@link ProcessPlatform#get()} returns: the chosen platform, loaded on first need. Where the
+ * pure-JDK fallback's reads are exact (Linux {@code /proc} of our pid namespace, without {@code
+ * hidepid}: its {@link Capabilities#exactIdentity()}), identities, probes, the process table,
+ * environments and command lines come from the fallback, which reads them exactly as every built-in
+ * platform does there, so a program that only reads records, probes owners and connects never loads
+ * a native provider. Spawning, signalling and {@link #capabilities()} load the chosen platform;
+ * from then on every call goes to it (its probes know its own children and are faster).
  *
  * <p>Thread-safe: the chosen platform is published once through a holder class.
  */
 final class LazyPlatform implements ProcessPlatform {
-  private final boolean procfs = ProcLiveness.isExact();
+  private final ProcessPlatform fallback;
+  private final boolean fallbackReads;
   private volatile ProcessPlatform loaded; // null until something needed it
+
+  LazyPlatform() {
+    this(PlatformLoader.jdk());
+  }
+
+  LazyPlatform(ProcessPlatform fallback) {
+    this.fallback = fallback;
+    this.fallbackReads = fallback.capabilities().exactIdentity();
+  }
 
   private ProcessPlatform platform() {
     ProcessPlatform platform = loaded;
@@ -31,9 +40,13 @@ final class LazyPlatform implements ProcessPlatform {
     return platform;
   }
 
-  /** The loaded platform, or null while reads are still served from /proc. */
-  private ProcessPlatform ifLoaded() {
-    return procfs ? loaded : platform();
+  /** The platform that answers a read now: the loaded one, else the fallback where it is exact. */
+  private ProcessPlatform reads() {
+    ProcessPlatform platform = loaded;
+    if (platform != null) {
+      return platform;
+    }
+    return fallbackReads ? fallback : platform();
   }
 
   @Override
@@ -43,8 +56,7 @@ final class LazyPlatform implements ProcessPlatform {
 
   @Override
   public String identityClock() {
-    ProcessPlatform platform = ifLoaded();
-    return platform == null ? ProcFs.CLOCK : platform.identityClock();
+    return reads().identityClock();
   }
 
   @Override
@@ -54,38 +66,27 @@ final class LazyPlatform implements ProcessPlatform {
 
   @Override
   public ProcessIdentity self() {
-    ProcessPlatform platform = ifLoaded();
-    return platform == null ? Self.IDENTITY : platform.self();
+    return reads().self();
   }
 
   @Override
   public long selfProcessGroup() {
-    ProcessPlatform platform = ifLoaded();
-    if (platform != null) {
-      return platform.selfProcessGroup();
-    }
-    // Not cached: a JVM may call setpgid on itself.
-    return ProcFs.stat(Self.IDENTITY.pid())
-        .map(ProcessInfo::pgid)
-        .orElseGet(() -> platform().selfProcessGroup());
+    return reads().selfProcessGroup();
   }
 
   @Override
   public Optional<ProcessIdentity> identify(long pid) {
-    ProcessPlatform platform = ifLoaded();
-    return platform == null ? ProcFs.identity(pid) : platform.identify(pid);
+    return reads().identify(pid);
   }
 
   @Override
   public Liveness probe(long pid) {
-    ProcessPlatform platform = ifLoaded();
-    return platform == null ? ProcLiveness.probe(pid) : platform.probe(pid);
+    return reads().probe(pid);
   }
 
   @Override
   public Liveness probe(ProcessIdentity identity) {
-    ProcessPlatform platform = ifLoaded();
-    return platform == null ? ProcLiveness.probe(identity) : platform.probe(identity);
+    return reads().probe(identity);
   }
 
   @Override
@@ -100,43 +101,49 @@ final class LazyPlatform implements ProcessPlatform {
 
   @Override
   public ProcessTable snapshot() {
-    ProcessPlatform platform = ifLoaded();
-    return platform == null ? ProcFs.snapshot() : platform.snapshot();
+    return reads().snapshot();
+  }
+
+  @Override
+  public Optional<ProcessInfo> info(long pid) {
+    return reads().info(pid);
+  }
+
+  @Override
+  public List<Long> pids() {
+    return reads().pids();
   }
 
   @Override
   public Set<Long> findByEnvironment(String name, String value) {
-    ProcessPlatform platform = ifLoaded();
-    return platform == null
-        ? ProcFs.findByEnvironment(name, value)
-        : platform.findByEnvironment(name, value);
+    return reads().findByEnvironment(name, value);
   }
 
   @Override
   public Set<Long> findByEnvironment(String name, String value, Collection<Long> candidates) {
-    ProcessPlatform platform = ifLoaded();
-    return platform == null
-        ? ProcFs.findByEnvironment(name, value, candidates)
-        : platform.findByEnvironment(name, value, candidates);
+    return reads().findByEnvironment(name, value, candidates);
+  }
+
+  @Override
+  public EnvironmentEntry environmentEntry(long pid, String name, String value) {
+    return reads().environmentEntry(pid, name, value);
+  }
+
+  @Override
+  public Optional<String> environmentValue(long pid, String name) {
+    return reads().environmentValue(pid, name);
   }
 
   /** Only a loaded platform has spawned anything whose orphans could have been adopted. */
   @Override
   public boolean reapAdopted(ProcessIdentity zombie) {
-    ProcessPlatform platform = ifLoaded();
+    ProcessPlatform platform = fallbackReads ? loaded : platform();
     return platform != null && platform.reapAdopted(zombie);
   }
 
   @Override
   public Optional<List<String>> commandLine(long pid) {
-    ProcessPlatform platform = ifLoaded();
-    if (platform != null) {
-      return platform.commandLine(pid);
-    }
-    if (pid <= 0) {
-      throw new IllegalArgumentException("pid must be positive: " + pid);
-    }
-    return ProcFs.commandLine(pid);
+    return reads().commandLine(pid);
   }
 
   /** Whether the chosen platform has been loaded (for tests and diagnostics). */
@@ -147,15 +154,8 @@ final class LazyPlatform implements ProcessPlatform {
   @Override
   public String toString() {
     ProcessPlatform platform = loaded;
-    return platform != null ? platform.toString() : "ProcessPlatform[not loaded yet, /proc reads]";
-  }
-
-  private static final class Self {
-    static final ProcessIdentity IDENTITY = identity();
-
-    private static ProcessIdentity identity() {
-      long pid = ProcessHandle.current().pid();
-      return ProcFs.identity(pid).orElse(ProcessIdentity.ofPid(pid));
-    }
+    return platform != null
+        ? platform.toString()
+        : "ProcessPlatform[not loaded yet, reads from " + fallback + "]";
   }
 }

@@ -3,6 +3,7 @@ package dev.lifecycle.process;
 /**
  * The answer of a liveness probe. Decisions are taken on proof: only {@link #GONE} lets a caller
  * treat a process as finished and remove what it owned; a failed or ambiguous probe never does.
+ * Immutable and thread-safe (an enum).
  */
 public enum Liveness {
   /** The process exists, is not a zombie, and (when an identity was given) is the one recorded. */

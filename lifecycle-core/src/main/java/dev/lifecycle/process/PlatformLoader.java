@@ -1,6 +1,5 @@
 package dev.lifecycle.process;
 
-import dev.lifecycle.process.jdk.JdkPlatform;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -15,9 +14,21 @@ import org.slf4j.LoggerFactory;
  * only when something needs more than {@code /proc} can answer (a spawn, a signal, the
  * capabilities). Under {@link PlatformMode#NATIVE} the choice is made at once so a missing native
  * platform fails the first {@link ProcessPlatform#get()}.
+ *
+ * <p>Native platforms come from {@link ProcessPlatformProvider}s found by {@link ServiceLoader}
+ * (looked up only when the platform itself is needed). The pure-JDK fallback is core's own
+ * provider, loaded by its class name ({@link #FALLBACK_PROVIDER}): reads served before the platform
+ * is needed never load another provider's classes, and this package (the SPI) refers to no
+ * implementation in its code.
  */
 final class PlatformLoader {
   private static final Logger LOG = LoggerFactory.getLogger(PlatformLoader.class);
+
+  /** The priority of core's pure-JDK provider; native providers return more. */
+  static final int FALLBACK_PRIORITY = 0;
+
+  /** Core's pure-JDK provider, in a package of this module that is not exported. */
+  static final String FALLBACK_PROVIDER = "dev.lifecycle.process.jdk.JdkPlatformProvider";
 
   private PlatformLoader() {}
 
@@ -26,7 +37,11 @@ final class PlatformLoader {
   }
 
   static ProcessPlatform jdk() {
-    return Jdk.INSTANCE;
+    if (Jdk.INSTANCE instanceof ProcessPlatform platform) {
+      return platform;
+    }
+    RuntimeException failure = (RuntimeException) Jdk.INSTANCE;
+    throw new IllegalStateException(failure.getMessage(), failure);
   }
 
   /** The chosen platform itself (loads it); throws under {@code native} when none is usable. */
@@ -39,7 +54,23 @@ final class PlatformLoader {
   }
 
   private static final class Jdk {
-    static final ProcessPlatform INSTANCE = JdkPlatform.create();
+    static final Object INSTANCE = fallback();
+  }
+
+  private static final class Providers {
+    static final List<ProcessPlatformProvider> ALL = load();
+  }
+
+  /** Core's pure-JDK platform, or the exception that says why it cannot be loaded. */
+  private static Object fallback() {
+    try {
+      ProcessPlatformProvider provider =
+          (ProcessPlatformProvider)
+              Class.forName(FALLBACK_PROVIDER).getDeclaredConstructor().newInstance();
+      return provider.create();
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      return new IllegalStateException("the pure-JDK process platform cannot be loaded: " + e, e);
+    }
   }
 
   private static final class Best {
@@ -58,7 +89,10 @@ final class PlatformLoader {
       return jdk();
     }
     List<String> reasons = new ArrayList<>();
-    for (ProcessPlatformProvider provider : providers()) {
+    for (ProcessPlatformProvider provider : Providers.ALL) {
+      if (provider.priority() <= FALLBACK_PRIORITY) {
+        continue; // the fallback is chosen below, with the warning
+      }
       try {
         if (provider.isSupported()) {
           ProcessPlatform platform = provider.create();
@@ -89,7 +123,7 @@ final class PlatformLoader {
     return jdk();
   }
 
-  private static List<ProcessPlatformProvider> providers() {
+  private static List<ProcessPlatformProvider> load() {
     try {
       return ServiceLoader.load(ProcessPlatformProvider.class).stream()
           .map(ServiceLoader.Provider::get)

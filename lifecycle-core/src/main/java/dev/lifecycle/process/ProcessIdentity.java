@@ -6,7 +6,8 @@ import java.util.Objects;
  * Who a process is, not just where it lives: a pid is reused within seconds under churn, so a
  * process is identified by (pid, start time, boot id). Two identities name the same process only
  * when all three match; when either side lacks a part, the answer is {@link Match#UNKNOWN}, never
- * "different" (unknown identity must not be mistaken for proof of a different process).
+ * "different" (unknown identity must not be mistaken for proof of a different process). Immutable
+ * and thread-safe.
  *
  * <p>{@code startTime} is in platform units and only comparable within one platform: clock ticks
  * since boot on Linux ({@code /proc/<pid>/stat} field 22), microseconds since the epoch on macOS,

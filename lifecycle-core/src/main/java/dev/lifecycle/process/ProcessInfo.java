@@ -5,7 +5,8 @@ import java.util.Objects;
 
 /**
  * One row of a {@link ProcessTable}: what the kernel said about a process at snapshot time. Fields
- * a platform cannot read are {@code -1} (ids) or {@link Duration#ZERO} (CPU time).
+ * a platform cannot read are {@code -1} (ids) or {@link Duration#ZERO} (CPU time). Immutable and
+ * thread-safe.
  *
  * @param pid the process id
  * @param ppid the parent's pid

@@ -20,6 +20,12 @@ import java.util.Set;
 public interface ProcessPlatform {
 
   /**
+   * The {@link #identityClock()} of identities read from Linux {@code /proc}: clock ticks since
+   * boot ({@code /proc/<pid>/stat} field 22), within the boot named by the identity's boot id.
+   */
+  String LINUX_PROC_CLOCK = "linux-proc";
+
+  /**
    * The best implementation available: the highest-priority supported {@link
    * ProcessPlatformProvider} found by {@link java.util.ServiceLoader}, else {@link #jdk()}, with a
    * warning that names the reason. Chosen once per JVM, and loaded on first need: on Linux,
@@ -211,6 +217,88 @@ public interface ProcessPlatform {
    */
   default boolean reapAdopted(ProcessIdentity zombie) {
     return false;
+  }
+
+  /**
+   * One process's row of the process table (state, parentage, group, session, start time, CPU time,
+   * command), zombies included. The default reads a whole {@link #snapshot()}; platforms that can
+   * read one process at a time override it.
+   *
+   * @param pid the process id, positive
+   * @return the row, or empty when there is no such process (or it cannot be read)
+   * @throws IllegalArgumentException if {@code pid} is not positive
+   */
+  default Optional<ProcessInfo> info(long pid) {
+    if (pid <= 0) {
+      throw new IllegalArgumentException("pid must be positive: " + pid);
+    }
+    return snapshot().get(pid);
+  }
+
+  /**
+   * The pids that exist now, cheaper than a {@link #snapshot()} where the platform can list them
+   * without reading each process (incremental samplers list, then read only the new ones).
+   *
+   * @return the pids, in no particular order
+   */
+  default List<Long> pids() {
+    return snapshot().all().stream().map(ProcessInfo::pid).toList();
+  }
+
+  /**
+   * What the environment area of {@code pid} says about the entry {@code name=value}. The default
+   * can only answer {@link EnvironmentEntry#PRESENT} or {@link EnvironmentEntry#ABSENT}, from
+   * {@link #findByEnvironment(String, String, Collection)}; platforms that read the area itself
+   * (Linux {@code /proc}) tell an empty, rewritten or unreadable area apart.
+   *
+   * @param pid the process id
+   * @param name the variable's name
+   * @param value its exact value
+   * @return whether the entry is there, proven absent, or why neither can be said
+   */
+  default EnvironmentEntry environmentEntry(long pid, String name, String value) {
+    return findByEnvironment(name, value, List.of(pid)).isEmpty()
+        ? EnvironmentEntry.ABSENT
+        : EnvironmentEntry.PRESENT;
+  }
+
+  /**
+   * The value of the variable {@code name} in the environment of {@code pid}, if it can be read.
+   * The default reads none.
+   *
+   * @param pid the process id
+   * @param name the variable's name
+   * @return its value, or empty when it is not set, the area is unreadable or the process is gone
+   */
+  default Optional<String> environmentValue(long pid, String name) {
+    return Optional.empty();
+  }
+
+  /** What a process's environment area says about one {@code name=value} entry. */
+  enum EnvironmentEntry {
+    /** The entry is there. */
+    PRESENT,
+    /**
+     * The area holds {@code KEY=VALUE} entries and this one is not among them: proof of absence (an
+     * environment is inherited at fork or replaced by exec, never edited in place by libc).
+     */
+    ABSENT,
+    /** The area is empty for good: {@code env -i}, or a kernel thread. */
+    EMPTY,
+    /**
+     * The process is inside execve: its new environment is not laid out yet, so no answer can be
+     * given now; ask again.
+     */
+    INSIDE_EXEC,
+    /**
+     * The area holds something other than {@code KEY=VALUE} entries: the process overwrote it, for
+     * a process title (redis, nginx, postgres, setproctitle). Not proof of anything.
+     */
+    REWRITTEN,
+    /**
+     * The area cannot be read (another user's process without privilege) or the process is gone.
+     */
+    UNREADABLE
   }
 
   /**

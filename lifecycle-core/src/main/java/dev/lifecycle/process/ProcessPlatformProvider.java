@@ -3,12 +3,14 @@ package dev.lifecycle.process;
 /**
  * A {@link java.util.ServiceLoader} entry point through which a module offers a {@link
  * ProcessPlatform}. Register it in {@code
- * META-INF/services/dev.lifecycle.process.ProcessPlatformProvider}.
+ * META-INF/services/dev.lifecycle.process.ProcessPlatformProvider}. Implementations must be
+ * thread-safe.
  */
 public interface ProcessPlatformProvider {
 
   /**
-   * Higher wins among supported providers. The pure-JDK fallback is 0.
+   * Higher wins among supported providers. 0 is reserved for core's pure-JDK fallback; a provider
+   * at 0 or below is never chosen ahead of it.
    *
    * @return the priority; a native platform returns more than 0
    */

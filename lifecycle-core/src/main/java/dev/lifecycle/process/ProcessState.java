@@ -1,6 +1,8 @@
 package dev.lifecycle.process;
 
-/** The scheduler state of a process, as the kernel reports it. */
+/**
+ * The scheduler state of a process, as the kernel reports it. Immutable and thread-safe (an enum).
+ */
 public enum ProcessState {
   /** Running or runnable ({@code R}). */
   RUNNING,

@@ -2,7 +2,8 @@ package dev.lifecycle.process;
 
 /**
  * The signals the library sends. Numbers differ between Linux and macOS (STOP, CONT, USR1...), so
- * they are mapped by each {@link ProcessPlatform}, never hard-coded by callers.
+ * they are mapped by each {@link ProcessPlatform}, never hard-coded by callers. Immutable and
+ * thread-safe (an enum).
  */
 public enum Signal {
   /** SIGHUP: hang-up; many daemons reload their configuration on it. */

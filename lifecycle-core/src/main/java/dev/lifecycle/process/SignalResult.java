@@ -1,6 +1,9 @@
 package dev.lifecycle.process;
 
-/** What happened when a signal was sent to a process or a process group. */
+/**
+ * What happened when a signal was sent to a process or a process group. Immutable and thread-safe
+ * (an enum).
+ */
 public enum SignalResult {
   /** The kernel accepted the signal for at least one process. */
   DELIVERED,

@@ -2,7 +2,8 @@ package dev.lifecycle.process;
 
 /**
  * The checks every signal passes before a system call. A platform that skips them could signal
- * init, every process of the user (pid -1), or the JVM's own group.
+ * init, every process of the user (pid -1), or the JVM's own group. Thread-safe (static methods
+ * only).
  */
 public final class SignalSafety {
   private SignalSafety() {}

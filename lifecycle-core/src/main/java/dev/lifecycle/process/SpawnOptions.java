@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
 
 /**
  * What {@link ProcessPlatform#spawn} needs beyond a {@link ProcessBuilder} (which already carries
- * command, environment, working directory and redirects).
+ * command, environment, working directory and redirects). Immutable and thread-safe.
  *
  * @param newSession start the child in a new session and process group of its own (the default;
  *     without it the child shares the JVM's group and cannot be signalled as a tree)

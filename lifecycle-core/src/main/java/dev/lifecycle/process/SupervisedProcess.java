@@ -2,7 +2,8 @@ package dev.lifecycle.process;
 
 /**
  * A child started by a {@link ProcessPlatform}: a real {@link Process} (streams, {@code waitFor},
- * {@code onExit}, {@code exitValue}, {@code toHandle}), plus what supervision needs to know.
+ * {@code onExit}, {@code exitValue}, {@code toHandle}), plus what supervision needs to know. Its
+ * methods may be called from any thread, as those of {@link Process}.
  */
 public abstract class SupervisedProcess extends Process {
 

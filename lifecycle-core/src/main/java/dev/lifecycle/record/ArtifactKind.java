@@ -2,7 +2,8 @@ package dev.lifecycle.record;
 
 /**
  * The kinds of files an owner creates and that go away with it. Reclaim removes them in this order,
- * so a directory holding the others is emptied before it is removed.
+ * so a directory holding the others is emptied before it is removed. Immutable and thread-safe (an
+ * enum).
  */
 public enum ArtifactKind {
   /** A Unix domain socket file; removed only if it is a socket. */

@@ -8,7 +8,7 @@ import java.util.Optional;
 
 /**
  * What {@link RecordStore#read(String)} found, and what it did about it (or, from {@link
- * RecordStore#look(String)}, what it found and would do).
+ * RecordStore#look(String)}, what it found and would do). Immutable and thread-safe.
  *
  * @param name the record's name
  * @param status the verdict

@@ -112,7 +112,7 @@ public final class RecordStore {
    *     another user, or accessible to group or others
    */
   public static RecordStore open(Path directory, ProcessPlatform platform) throws IOException {
-    dev.lifecycle.process.PlatformRequirements.requirePosix("RecordStore");
+    dev.lifecycle.internal.PlatformRequirements.requirePosix("RecordStore");
     UserPrincipal user = SafeFiles.currentUser();
     return new RecordStore(
         SafeFiles.ownerOnlyDirectory(directory, user),

@@ -13,7 +13,7 @@ import java.util.UUID;
 import java.util.regex.Pattern;
 
 /**
- * Who serves a session, where, and what goes away with it.
+ * Who serves a session, where, and what goes away with it. Immutable and thread-safe.
  *
  * @param owner the process that serves the endpoint and owns the artifacts
  * @param identityClock the {@link dev.lifecycle.process.Capabilities#platform() platform} whose

@@ -2,12 +2,13 @@ package dev.lifecycle.tether;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import dev.lifecycle.internal.Setting;
+import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
 import dev.lifecycle.process.cgroup.Cgroup;
-import dev.lifecycle.process.procfs.ProcFs;
 import dev.lifecycle.time.Limit;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.TreeOptions;
@@ -32,7 +33,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A parent-death tether: process trees bound to it are ended when this JVM dies, by any means,
- * SIGKILL and OOM-kill included, within the grace plus a short scan.
+ * SIGKILL and OOM-kill included, within the grace plus a short scan. Thread-safe: trees may be
+ * bound, spawned and unbound from any thread.
  *
  * <p>A tether is a sidecar process: a POSIX {@code sh} script (run as {@code sh -c} text, never a
  * file) in a session of its own, blocked in {@code read} on a pipe whose only write end this JVM
@@ -60,9 +62,10 @@ import org.slf4j.LoggerFactory;
  * children, but native code that forks without closing descriptors would keep the sidecar waiting
  * until that child exits too. See {@code docs/TETHER.md} for alternatives considered.
  *
- * <p>Configuration: the grace defaults to {@link #DEFAULT_GRACE}; the system property {@value
- * #GRACE_PROPERTY} or the environment variable {@value #GRACE_ENV} override the builder's value
- * ({@link Limit#parse} grammar; 0 = SIGKILL at once).
+ * <p>Configuration: the grace is the builder's value when one is set, else the system property
+ * {@value #GRACE_PROPERTY}, else the environment variable {@value #GRACE_ENV}, else {@link
+ * #DEFAULT_GRACE} (the precedence of every lifecycle setting; {@link Limit#parse} grammar, 0 =
+ * SIGKILL at once; an unusable value is logged and the next source down is used).
  */
 public final class Tether implements AutoCloseable {
   /** System property that overrides the grace. */
@@ -74,6 +77,9 @@ public final class Tether implements AutoCloseable {
   /** 5 seconds from SIGTERM to SIGKILL, as for any tree. */
   public static final Duration DEFAULT_GRACE = Duration.ofSeconds(5);
 
+  private static final Setting<Duration> GRACE =
+      Setting.grace(GRACE_PROPERTY, GRACE_ENV, DEFAULT_GRACE);
+
   private static final Logger LOG = LoggerFactory.getLogger(Tether.class);
   private static final String SCRIPT = "tether.sh";
   private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(10);
@@ -83,12 +89,14 @@ public final class Tether implements AutoCloseable {
   private static final Object SHARED_LOCK = new Object();
   private static Tether shared;
 
+  private final ProcessPlatform platform;
   private final SupervisedProcess sidecar;
   private final OutputStream pipe;
   private final Duration grace;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private Tether(SupervisedProcess sidecar, Duration grace) {
+  private Tether(ProcessPlatform platform, SupervisedProcess sidecar, Duration grace) {
+    this.platform = platform;
     this.sidecar = sidecar;
     this.pipe = sidecar.getOutputStream();
     this.grace = grace;
@@ -247,8 +255,9 @@ public final class Tether implements AutoCloseable {
     // The sidecar compares /proc start ticks. Sent only when the recorded identity is known and
     // still matches: a reused pid must not lend its start time to a dead leader.
     String start =
-        ProcFs.isAvailable() && leader.startTime() >= 0
-            ? ProcFs.identity(leader.pid())
+        ProcessPlatform.LINUX_PROC_CLOCK.equals(platform.identityClock()) && leader.startTime() >= 0
+            ? platform
+                .identify(leader.pid())
                 .filter(now -> leader.match(now) != ProcessIdentity.Match.DIFFERENT)
                 .map(now -> Long.toString(now.startTime()))
                 .orElse("-")
@@ -392,13 +401,13 @@ public final class Tether implements AutoCloseable {
 
   /** Builds and starts a {@link Tether}. */
   public static final class Builder {
-    private Duration grace = DEFAULT_GRACE;
+    private Optional<Duration> grace = Optional.empty();
     private ProcessPlatform platform;
 
     private Builder() {}
 
     /**
-     * SIGTERM-to-SIGKILL grace for bound trees unless configuration overrides it; default 5 s.
+     * SIGTERM-to-SIGKILL grace for bound trees; without it, the configured grace or 5 s.
      *
      * @param value the grace, not negative; zero sends SIGKILL at once
      * @return this builder
@@ -408,7 +417,7 @@ public final class Tether implements AutoCloseable {
       if (value.isNegative()) {
         throw new IllegalArgumentException("grace must not be negative: " + value);
       }
-      grace = value;
+      grace = Optional.of(value);
       return this;
     }
 
@@ -431,12 +440,9 @@ public final class Tether implements AutoCloseable {
      * @throws IOException if it cannot be started or does not report ready within 10 s
      */
     public Tether start() throws IOException {
-      dev.lifecycle.process.PlatformRequirements.requirePosix("Tether");
+      dev.lifecycle.internal.PlatformRequirements.requirePosix("Tether");
       ProcessPlatform p = platform != null ? platform : ProcessPlatform.get();
-      Duration effective =
-          Limit.fromConfig(GRACE_PROPERTY, GRACE_ENV, Limit.of(grace))
-              .asOptional()
-              .orElse(Duration.ZERO);
+      Duration effective = GRACE.resolve(grace);
       String script = scriptText();
       ProcessBuilder builder =
           new ProcessBuilder(
@@ -463,24 +469,21 @@ public final class Tether implements AutoCloseable {
         sidecar.destroyForcibly();
         throw e;
       }
-      return new Tether(sidecar, effective);
+      return new Tether(p, sidecar, effective);
     }
 
     private static void awaitReady(SupervisedProcess sidecar) throws IOException {
       CompletableFuture<String> ready = new CompletableFuture<>();
-      Thread reader =
-          new Thread(
-              () -> {
-                try (BufferedReader out =
-                    new BufferedReader(new InputStreamReader(sidecar.getInputStream(), UTF_8))) {
-                  ready.complete(String.valueOf(out.readLine()));
-                } catch (IOException | RuntimeException e) {
-                  ready.completeExceptionally(e);
-                }
-              },
-              "lifecycle-tether-start");
-      reader.setDaemon(true);
-      reader.start();
+      Threads.startDaemon(
+          "lifecycle-tether-start",
+          () -> {
+            try (BufferedReader out =
+                new BufferedReader(new InputStreamReader(sidecar.getInputStream(), UTF_8))) {
+              ready.complete(String.valueOf(out.readLine()));
+            } catch (IOException | RuntimeException e) {
+              ready.completeExceptionally(e);
+            }
+          });
       String line;
       try {
         line = ready.get(STARTUP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);

@@ -7,7 +7,7 @@ import java.time.Duration;
 /**
  * Arms timers. Guards ({@link #arm}) bound something (a TTL, a startup) and never keep the JVM
  * alive; escalations ({@link #armEscalation}) finish something already under way (SIGKILL after
- * SIGTERM) and do keep it alive until they have run.
+ * SIGTERM) and do keep it alive until they have run. Thread-safe (static methods only).
  */
 public final class Guards {
   private Guards() {}
@@ -52,9 +52,10 @@ public final class Guards {
   }
 
   /**
-   * Runs {@code step} after {@code delay} while holding a {@link KeepAlive}, so the JVM cannot exit
-   * by running out of non-daemon threads before the step ran. The token is released after the step
-   * ran (even if it threw) or when the returned handle cancels it.
+   * Runs {@code step} after {@code delay} while holding a keep-alive token (a non-daemon thread
+   * runs while any is held), so the JVM cannot exit by running out of non-daemon threads before the
+   * step ran. The token is released after the step ran (even if it threw) or when the returned
+   * handle cancels it.
    *
    * @param delay how long until {@code step} runs (zero runs it as soon as possible)
    * @param step the escalation, e.g. SIGKILL after SIGTERM

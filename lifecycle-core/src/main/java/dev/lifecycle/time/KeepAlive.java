@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Tokens are reference counted: the thread starts on the first open token and ends when the last
  * one closes. {@link #close()} is idempotent and safe from any thread.
  */
-public final class KeepAlive implements AutoCloseable {
+final class KeepAlive implements AutoCloseable {
   private static final Object LOCK = new Object();
   private static int open; // guarded by LOCK
   private static Thread keeper; // guarded by LOCK; at most one, alive while open > 0

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A time limit (TTL, idle timeout, startup bound, grace): either enabled with a positive {@link
- * Duration}, or disabled.
+ * Duration}, or disabled. Immutable and thread-safe.
  *
  * <p>Durations longer than {@link #MAX} (100 years, "effectively never") are clamped to it rather
  * than rejected, and the clamp stays visible through {@link #isClamped()} and {@link #requested()}.

@@ -1,6 +1,9 @@
 package dev.lifecycle.time;
 
-/** Text that is not a usable {@link Limit}: the message names the input and the reason. */
+/**
+ * Text that is not a usable {@link Limit}: the message names the input and the reason. Like any
+ * exception, safe to read from any thread once thrown.
+ */
 public final class LimitFormatException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;
 

@@ -2,7 +2,10 @@ package dev.lifecycle.time;
 
 import java.time.Duration;
 
-/** Runs tasks after a delay. The seam that lets tests replace real time with virtual time. */
+/**
+ * Runs tasks after a delay. The seam that lets tests replace real time with virtual time.
+ * Implementations must be thread-safe: timers are armed and cancelled from any thread.
+ */
 public interface TimerScheduler {
   /**
    * Runs {@code task} once after {@code delay}. Implementations clamp delays beyond {@link

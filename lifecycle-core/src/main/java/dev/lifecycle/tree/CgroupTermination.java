@@ -8,7 +8,6 @@ import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.SignalResult;
 import dev.lifecycle.process.cgroup.Cgroup;
-import dev.lifecycle.process.procfs.ProcFs;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -175,7 +174,7 @@ final class CgroupTermination {
     // Rows first: a member the group signal ends at once is still named in the report.
     List<ProcessInfo> rows = new ArrayList<>();
     for (long pid : members()) {
-      ProcFs.stat(pid).filter(row -> !row.hasExited()).ifPresent(rows::add);
+      platform.info(pid).filter(row -> !row.hasExited()).ifPresent(rows::add);
     }
     if (signal == Signal.TERM) {
       termSentAt = System.nanoTime();
@@ -184,7 +183,7 @@ final class CgroupTermination {
     if (signal == Signal.TERM && grouped) {
       signalGroup(Signal.CONT);
     }
-    String boot = ProcFs.bootId();
+    String boot = platform.self().bootId();
     for (ProcessInfo row : rows) {
       long pid = row.pid();
       if (row.pgid() != groupId) {
@@ -242,7 +241,7 @@ final class CgroupTermination {
       }
       problems.add(e.getMessage());
       for (long pid : members) { // no cgroup.kill: one by one, by identity
-        ProcFs.identity(pid).ifPresent(id -> platform.signal(id, Signal.KILL));
+        platform.identify(pid).ifPresent(id -> platform.signal(id, Signal.KILL));
         killed.add(pid);
       }
     }
@@ -251,12 +250,13 @@ final class CgroupTermination {
 
   /** Members outside the tree's group (setsid, another group) go into the report as escapees. */
   private void noteEscapees(Set<Long> members) {
-    String boot = ProcFs.bootId();
+    String boot = platform.self().bootId();
     for (long pid : members) {
       if (escapees.containsKey(pid) || termed.contains(pid)) {
         continue; // named by the TERM walk: no second read before the kill
       }
-      ProcFs.stat(pid)
+      platform
+          .info(pid)
           .filter(row -> row.pgid() != groupId && !row.hasExited())
           .ifPresent(
               row ->
@@ -339,9 +339,10 @@ final class CgroupTermination {
 
   private List<TreeMember> survivors() {
     List<TreeMember> out = new ArrayList<>();
-    String boot = ProcFs.bootId();
+    String boot = platform.self().bootId();
     for (long pid : members()) {
-      ProcFs.stat(pid)
+      platform
+          .info(pid)
           .filter(row -> !row.hasExited())
           .ifPresent(
               row ->

@@ -1,6 +1,6 @@
 package dev.lifecycle.tree;
 
-/** How a process was found to belong to a tree. */
+/** How a process was found to belong to a tree. Immutable and thread-safe (an enum). */
 public enum Discovery {
   /** The tree's leader itself. */
   LEADER,

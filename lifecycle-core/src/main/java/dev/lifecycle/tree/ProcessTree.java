@@ -2,6 +2,7 @@ package dev.lifecycle.tree;
 
 import dev.lifecycle.process.Containment;
 import dev.lifecycle.process.ContainmentTier;
+import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.SpawnOptions;
@@ -9,7 +10,6 @@ import dev.lifecycle.process.SupervisedProcess;
 import dev.lifecycle.process.cgroup.Cgroup;
 import dev.lifecycle.process.cgroup.CgroupEntryException;
 import dev.lifecycle.process.cgroup.OwnedCgroups;
-import dev.lifecycle.process.procfs.ProcFs;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -233,11 +233,18 @@ public final class ProcessTree implements AutoCloseable {
     }
     Cgroup parent = containment.parent().orElseThrow();
     if (CLEANED.add(parent.path())) {
-      OwnedCgroups.removeStale(parent); // left by a JVM of ours that was SIGKILLed
+      // Left by a JVM of ours that was SIGKILLed. No boot id in a name: a cgroup ends with its
+      // boot.
+      OwnedCgroups.removeStale(
+          parent,
+          (pid, start) ->
+              Liveness.judge(platform, new ProcessIdentity(pid, start, "")).isProvenGone());
     }
     Cgroup own;
     try {
-      own = parent.createChild(OwnedCgroups.newName(platform.self()));
+      own =
+          parent.createChild(
+              OwnedCgroups.newName(platform.self().pid(), platform.self().startTime()));
     } catch (IOException e) {
       return fallBack(platform, builder, options, spawn, containment, text, e, beforeStart);
     }
@@ -406,7 +413,7 @@ public final class ProcessTree implements AutoCloseable {
     if (cgroup.isPresent()) {
       return cgroupView(cgroup.get());
     }
-    return scanner.scan(true);
+    return scanner.scan(true).view();
   }
 
   private TreeView cgroupView(Cgroup c) {
@@ -416,12 +423,13 @@ public final class ProcessTree implements AutoCloseable {
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
-    String boot = ProcFs.bootId();
+    String boot = platform.self().bootId();
     List<TreeMember> members = new ArrayList<>();
     List<TreeMember> escapees = new ArrayList<>();
     long group = leader.processGroupId();
     for (long pid : pids) {
-      ProcFs.stat(pid)
+      platform
+          .info(pid)
           .filter(row -> !row.hasExited())
           .ifPresent(
               row -> {
@@ -478,9 +486,13 @@ public final class ProcessTree implements AutoCloseable {
     }
     try {
       // The cheap scan decides "still running"; only an empty one is confirmed with the cookie.
-      if (scanner.scan(false).isEmpty() && scanner.scan(true).isEmpty()) {
-        exit.complete(this);
-        return;
+      // A process caught inside execve carries no readable cookie yet: not empty until settled.
+      if (scanner.scan(false).view().isEmpty()) {
+        TreeScanner.Scan confirmed = scanner.scan(true);
+        if (confirmed.view().isEmpty() && !confirmed.unsettled()) {
+          exit.complete(this);
+          return;
+        }
       }
     } catch (RuntimeException e) {
       LOG.warn("cannot scan process tree {}; retrying", leader.pid(), e);

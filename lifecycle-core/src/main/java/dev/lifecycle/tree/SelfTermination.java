@@ -1,5 +1,6 @@
 package dev.lifecycle.tree;
 
+import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessPlatform;
@@ -112,9 +113,7 @@ public final class SelfTermination {
   }
 
   private void exit() {
-    Thread exiter = new Thread(() -> System.exit(exitCode), "lifecycle-self-exit");
-    exiter.setDaemon(true);
-    exiter.start();
+    Thread exiter = Threads.startDaemon("lifecycle-self-exit", () -> System.exit(exitCode));
     try {
       exiter.join(exitTimeout.toMillis() + 1);
     } catch (InterruptedException e) {

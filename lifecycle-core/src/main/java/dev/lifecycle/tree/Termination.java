@@ -100,6 +100,8 @@ final class Termination {
   private boolean groupSignalled;
   private boolean groupTermed; // TERM + CONT went to the group before the first scan
   private boolean confirmedEmpty; // the last scan, cookie included, found nothing alive
+  private boolean unsettled; // the last scan met a process inside execve
+  private List<String> suspects = List.of(); // of the last scan with the cookie search
   private boolean reaped;
   private boolean interrupted;
   private boolean contUnsupported;
@@ -134,7 +136,7 @@ final class Termination {
 
   /** What the last cookie search could not rule out (SESSION tier); see {@link TreeScanner}. */
   List<String> unprovable() {
-    return scanner.lastSuspects();
+    return suspects;
   }
 
   TerminationReport run() {
@@ -236,7 +238,7 @@ final class Termination {
         awaitGone(deadline, Signal.KILL, m -> !killed.contains(m.identity()), false, true);
         yield State.SWEEP;
       }
-      case SWEEP -> confirmedEmpty && !scanner.lastScanUnsettled() ? State.REAP : sweep();
+      case SWEEP -> confirmedEmpty && !unsettled ? State.REAP : sweep();
       case REAP -> {
         if (reapLeader != null && platform.probe(scope.anchor()) == Liveness.GONE) {
           reaped = reapLeader.getAsBoolean(); // last: the group id is free from here on
@@ -283,13 +285,11 @@ final class Termination {
     // shows exactly) carries no readable cookie yet: ask again until it has one, however long a
     // loaded machine takes to finish the exec, bounded by the verification bound.
     long settleDeadline = System.nanoTime() + options.verifyTimeout().toNanos();
-    while (alive.isEmpty()
-        && scanner.lastScanUnsettled()
-        && System.nanoTime() - settleDeadline < 0) {
+    while (alive.isEmpty() && unsettled && System.nanoTime() - settleDeadline < 0) {
       sleep(SETTLE_PAUSE_NANOS);
       alive = observe(true).all();
     }
-    if (alive.isEmpty() && scanner.lastScanUnsettled()) {
+    if (alive.isEmpty() && unsettled) {
       problems.add("a process stayed inside execve for " + options.verifyTimeout());
     }
     if (alive.isEmpty()) {
@@ -315,7 +315,12 @@ final class Termination {
 
   /** Scans, leaving out processes found not to be ours, and remembering every escapee seen. */
   private TreeView observe(boolean withCookie) {
-    TreeView scanned = scanner.scan(withCookie);
+    TreeScanner.Scan scan = scanner.scan(withCookie);
+    TreeView scanned = scan.view();
+    unsettled = scan.unsettled();
+    if (withCookie) {
+      suspects = scan.suspects();
+    }
     Predicate<TreeMember> ours = m -> !skipped.contains(m.identity());
     TreeView view =
         new TreeView(

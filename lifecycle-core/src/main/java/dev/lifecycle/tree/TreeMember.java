@@ -6,7 +6,7 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * A live process that belongs to a tree.
+ * A live process that belongs to a tree. Immutable and thread-safe.
  *
  * @param identity who it is; every signal to it is checked against this
  * @param processGroupId its process group when last seen

@@ -6,7 +6,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * How a {@link ProcessTree} is ended.
+ * How a {@link ProcessTree} is ended. Immutable and thread-safe.
  *
  * @param grace how long the tree may take to exit after SIGTERM before SIGKILL ({@link
  *     ProcessTree#close()} and {@link ProcessTree#terminate()} use it; zero means SIGKILL right

@@ -3,9 +3,9 @@ package dev.lifecycle.tree;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.ProcessPlatform.EnvironmentEntry;
 import dev.lifecycle.process.ProcessTable;
 import dev.lifecycle.process.SpawnOptions;
-import dev.lifecycle.process.procfs.ProcFs;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -20,7 +20,9 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Finds a tree's live processes in one snapshot. Remembers every process it has ever attributed to
  * the tree (by identity), so descendants stay found after the leader was reaped or an intermediate
- * parent died and they were re-parented to init.
+ * parent died and they were re-parented to init. What one scan could not settle (a process inside
+ * execve, suspects) belongs to that scan's {@link Scan}, so concurrent scans (a {@code view()}
+ * while a termination runs) never overwrite each other's answer. Thread-safe.
  */
 final class TreeScanner {
   private static final String COOKIE = SpawnOptions.COOKIE_VARIABLE;
@@ -35,9 +37,25 @@ final class TreeScanner {
 
   private final Set<ProcessIdentity> cookieKnown = ConcurrentHashMap.newKeySet();
   private final Set<ProcessIdentity> cookieRead = ConcurrentHashMap.newKeySet();
-  private volatile boolean unsettled; // the last cookie search met a process mid-execve
-  private volatile Map<Long, ProcFs.EnvironmentEntry> suspects = Map.of();
-  private volatile List<String> lastSuspects = List.of();
+
+  /**
+   * One scan's answer.
+   *
+   * @param view the members and escapees alive at the scan
+   * @param unsettled the cookie search met a process inside execve (environment not laid out yet):
+   *     ask again before trusting that nothing else carries the cookie
+   * @param suspects what the cookie search could not rule out: started after the anchor, not found
+   *     by any means, with an environment that is empty, rewritten or unreadable; one line each
+   *     (pid, command, why); empty for scans without the cookie search
+   */
+  record Scan(TreeView view, boolean unsettled, List<String> suspects) {}
+
+  /** What the cookie search of one scan found. */
+  private static final class CookieSearch {
+    final Set<Long> carriers = new HashSet<>();
+    final Map<Long, EnvironmentEntry> unknown = new LinkedHashMap<>();
+    boolean pending;
+  }
 
   TreeScanner(ProcessPlatform platform, Scope scope) {
     this.platform = platform;
@@ -53,7 +71,7 @@ final class TreeScanner {
    * Scans the process table. The cookie search reads every process's environment, so it is left out
    * of frequent polls ({@code withCookie = false}); processes it found before stay known.
    */
-  TreeView scan(boolean withCookie) {
+  Scan scan(boolean withCookie) {
     ProcessTable table = platform.snapshot();
     String boot = table.bootId();
     ProcessInfo anchorRow =
@@ -63,9 +81,11 @@ final class TreeScanner {
                 row -> scope.anchor().match(row.identity(boot)) != ProcessIdentity.Match.DIFFERENT)
             .orElse(null);
     boolean pinned = anchorRow != null;
-    suspects = Map.of();
-    Set<Long> cookieCarriers =
-        withCookie && !scope.cookie().isEmpty() ? cookieCarriers(table, anchorRow) : Set.of();
+    CookieSearch search =
+        withCookie && !scope.cookie().isEmpty()
+            ? cookieCarriers(table, anchorRow)
+            : new CookieSearch();
+    Set<Long> cookieCarriers = search.carriers;
 
     Map<Long, Set<Discovery>> found = new LinkedHashMap<>();
     if (pinned && scope.anchorIsMember()) {
@@ -131,21 +151,19 @@ final class TreeScanner {
           new TreeMember(identity, row.pgid(), row.sid(), row.command(), entry.getValue());
       (row.pgid() == scope.groupId() ? members : escapees).add(member);
     }
-    if (withCookie) {
-      List<String> lines = new ArrayList<>();
-      for (Map.Entry<Long, ProcFs.EnvironmentEntry> suspect : suspects.entrySet()) {
-        long pid = suspect.getKey();
-        if (found.containsKey(pid) || excluded.contains(pid) || pid == selfPid) {
-          continue;
-        }
-        // Read again now: "unreadable" is also what a process that just exited looks like.
-        ProcFs.stat(pid)
-            .filter(row -> !row.hasExited() && row.startTime() == startOf(table, pid))
-            .ifPresent(row -> lines.add(describeSuspect(row, suspect.getValue())));
+    List<String> lines = new ArrayList<>();
+    for (Map.Entry<Long, EnvironmentEntry> suspect : search.unknown.entrySet()) {
+      long pid = suspect.getKey();
+      if (found.containsKey(pid) || excluded.contains(pid) || pid == selfPid) {
+        continue;
       }
-      lastSuspects = List.copyOf(lines);
+      // Read again now: "unreadable" is also what a process that just exited looks like.
+      platform
+          .info(pid)
+          .filter(row -> !row.hasExited() && row.startTime() == startOf(table, pid))
+          .ifPresent(row -> lines.add(describeSuspect(row, suspect.getValue())));
     }
-    return new TreeView(members, escapees);
+    return new Scan(new TreeView(members, escapees), search.pending, List.copyOf(lines));
   }
 
   /**
@@ -156,16 +174,14 @@ final class TreeScanner {
    * never will). An empty or rewritten area is no answer: it is read again next time, and if the
    * process is not found otherwise it is a suspect the SESSION tier cannot rule out.
    */
-  private Set<Long> cookieCarriers(ProcessTable table, ProcessInfo anchorRow) {
+  private CookieSearch cookieCarriers(ProcessTable table, ProcessInfo anchorRow) {
     String boot = table.bootId();
     // Only descendants of the anchor can carry its cookie: none started before it.
     long notBefore =
         anchorRow != null
             ? anchorRow.startTime()
             : scope.anchor().startTime() >= 0 ? scope.anchor().startTime() : Long.MIN_VALUE;
-    Set<Long> carriers = new HashSet<>();
-    Map<Long, ProcFs.EnvironmentEntry> unknown = new LinkedHashMap<>();
-    boolean pending = false;
+    CookieSearch search = new CookieSearch();
     for (ProcessInfo row : table.all()) {
       // Kernel threads (kthreadd and its children) never carry a cookie; their environment
       // reads as empty or unreadable, which must not make them suspects.
@@ -177,63 +193,32 @@ final class TreeScanner {
       }
       ProcessIdentity identity = row.identity(boot);
       if (cookieKnown.contains(identity)) {
-        carriers.add(row.pid());
+        search.carriers.add(row.pid());
         continue;
       }
       if (cookieRead.contains(identity)) {
         continue;
       }
-      ProcFs.EnvironmentEntry entry =
-          ProcFs.isAvailable()
-              ? ProcFs.environmentEntry(row.pid(), COOKIE, scope.cookie())
-              : viaPlatform(row.pid());
+      EnvironmentEntry entry = platform.environmentEntry(row.pid(), COOKIE, scope.cookie());
       switch (entry) {
         case PRESENT -> {
-          carriers.add(row.pid());
+          search.carriers.add(row.pid());
           cookieKnown.add(identity);
         }
         case ABSENT -> cookieRead.add(identity);
-        case EMPTY -> {
-          if (ProcFs.isInsideExec(row.pid())) {
-            // Inside execve the new environment is not laid out yet: no answer, ask again soon.
-            pending = true;
-          } else {
-            unknown.put(row.pid(), entry); // env -i: empty for good
-          }
-        }
-        case REWRITTEN, UNREADABLE -> unknown.put(row.pid(), entry);
+        // Inside execve the new environment is not laid out yet: no answer, ask again soon.
+        case INSIDE_EXEC -> search.pending = true;
+        case EMPTY, REWRITTEN, UNREADABLE -> search.unknown.put(row.pid(), entry);
       }
     }
-    unsettled = pending;
-    suspects = unknown;
-    return carriers;
-  }
-
-  private ProcFs.EnvironmentEntry viaPlatform(long pid) {
-    return platform.findByEnvironment(COOKIE, scope.cookie(), List.of(pid)).isEmpty()
-        ? ProcFs.EnvironmentEntry.ABSENT
-        : ProcFs.EnvironmentEntry.PRESENT;
-  }
-
-  /**
-   * Processes the last cookie search could not rule out: started after the anchor, not found by any
-   * means, and with an environment that is empty, rewritten or unreadable. Each line names the pid,
-   * command and why.
-   */
-  List<String> lastSuspects() {
-    return lastSuspects;
-  }
-
-  /** Whether the last cookie search met a process inside execve (environment not laid out yet). */
-  boolean lastScanUnsettled() {
-    return unsettled;
+    return search;
   }
 
   private static long startOf(ProcessTable table, long pid) {
     return table.get(pid).map(ProcessInfo::startTime).orElse(-1L);
   }
 
-  private static String describeSuspect(ProcessInfo row, ProcFs.EnvironmentEntry entry) {
+  private static String describeSuspect(ProcessInfo row, EnvironmentEntry entry) {
     String why =
         switch (entry) {
           case EMPTY -> "empty environment (env -i?)";

@@ -1,5 +1,6 @@
 package dev.lifecycle.tree;
 
+import dev.lifecycle.internal.Threads;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -16,11 +17,6 @@ final class TreeScheduler {
 
   private static final class Holder {
     static final ScheduledExecutorService INSTANCE =
-        Executors.newSingleThreadScheduledExecutor(
-            runnable -> {
-              Thread thread = new Thread(runnable, "lifecycle-tree-watch");
-              thread.setDaemon(true);
-              return thread;
-            });
+        Executors.newSingleThreadScheduledExecutor(Threads.daemons("lifecycle-tree-watch"));
   }
 }

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * The live processes of a tree at one moment (zombies excluded).
+ * The live processes of a tree at one moment (zombies excluded). Immutable and thread-safe.
  *
  * @param members processes in the tree's own process group (the leader while it runs included)
  * @param escapees processes of the tree that left its group: other group of the same session, or

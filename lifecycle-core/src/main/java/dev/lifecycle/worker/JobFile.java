@@ -23,7 +23,7 @@ import java.util.Properties;
  * The job file of a {@link Worker}: a versioned {@link Properties} file, replaced atomically on
  * every change (temp file in the same directory, fsync, rename, fsync of the directory), so a
  * reader sees the old record or the new one, never a torn one, and a crash never loses a terminal
- * status that was reported as written.
+ * status that was reported as written. Thread-safe (static methods only).
  *
  * <p>Format version {@value #VERSION}; keys: {@code format}, {@code version}, {@code job}, {@code
  * status}, {@code owner.pid}, {@code owner.start}, {@code owner.boot}, {@code started}, {@code

@@ -1,5 +1,7 @@
 package dev.lifecycle.worker;
 
+import dev.lifecycle.internal.Setting;
+import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.time.Guards;
 import dev.lifecycle.time.Limit;
@@ -12,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -37,10 +40,12 @@ import org.slf4j.LoggerFactory;
  * wall-clock timestamps. Self-termination needs this JVM to lead its own process group or session
  * (start workers as a {@code ProcessTree}); otherwise only its descendants are ended.
  *
- * <p>Configuration: the builder's ceiling and grace are defaults that the system properties {@value
- * #CEILING_PROPERTY} / {@value #GRACE_PROPERTY} and environment variables {@value #CEILING_ENV} /
- * {@value #GRACE_ENV} override (property first; {@link Limit#parse} grammar, bare numbers are
- * milliseconds, {@code 0} disables the ceiling; unusable values are logged and ignored).
+ * <p>Configuration, with the precedence of every lifecycle setting: the builder's ceiling and grace
+ * when set, else the system properties {@value #CEILING_PROPERTY} / {@value #GRACE_PROPERTY}, else
+ * the environment variables {@value #CEILING_ENV} / {@value #GRACE_ENV}, else {@link
+ * #DEFAULT_CEILING} / {@link #DEFAULT_GRACE} ({@link Limit#parse} grammar, bare numbers are
+ * milliseconds, {@code 0} disables the ceiling; an unusable value is logged and the next source
+ * down is used).
  */
 public final class Worker implements AutoCloseable {
   /** System property that overrides the ceiling. */
@@ -60,6 +65,11 @@ public final class Worker implements AutoCloseable {
 
   /** 5 seconds from SIGTERM to SIGKILL, as for any tree. */
   public static final Duration DEFAULT_GRACE = Duration.ofSeconds(5);
+
+  private static final Setting<Limit> CEILING =
+      Setting.limit(CEILING_PROPERTY, CEILING_ENV, DEFAULT_CEILING);
+  private static final Setting<Duration> GRACE =
+      Setting.grace(GRACE_PROPERTY, GRACE_ENV, DEFAULT_GRACE);
 
   /** The exit status of a worker that outlived its ceiling: 124, as coreutils {@code timeout}. */
   public static final int EXPIRED_EXIT_CODE = 124;
@@ -219,9 +229,8 @@ public final class Worker implements AutoCloseable {
     JobRecord expired =
         record.end(WorkerStatus.EXPIRED, clock.instant(), "exceeded its ceiling of " + ceiling);
     record = expired;
-    Thread thread = new Thread(() -> terminate(expired), "lifecycle-worker-expiry");
-    thread.setDaemon(false); // the JVM must not exit (status 0) before the tree is down
-    thread.start();
+    // Not a daemon: the JVM must not exit (status 0) before the tree is down.
+    Threads.startKeepingJvm("lifecycle-worker-expiry", () -> terminate(expired));
   }
 
   private void terminate(JobRecord expired) {
@@ -261,8 +270,8 @@ public final class Worker implements AutoCloseable {
   public static final class Builder {
     private Path jobFile;
     private String jobId;
-    private Limit ceiling = DEFAULT_CEILING;
-    private Duration grace = DEFAULT_GRACE;
+    private Optional<Limit> ceiling = Optional.empty();
+    private Optional<Duration> grace = Optional.empty();
     private int exitCode = EXPIRED_EXIT_CODE;
     private ProcessPlatform platform;
     private TimerScheduler scheduler = TimerScheduler.system();
@@ -296,18 +305,18 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
-     * The ceiling unless configuration overrides it; default {@link #DEFAULT_CEILING}.
+     * The ceiling; without it, the configured ceiling or {@link #DEFAULT_CEILING}.
      *
      * @param value the longest the job may run; disabled lets it run forever
      * @return this builder
      */
     public Builder ceiling(Limit value) {
-      ceiling = Objects.requireNonNull(value, "ceiling");
+      ceiling = Optional.of(Objects.requireNonNull(value, "ceiling"));
       return this;
     }
 
     /**
-     * SIGTERM-to-SIGKILL grace on expiry unless configuration overrides it; default 5 s.
+     * SIGTERM-to-SIGKILL grace on expiry; without it, the configured grace or 5 s.
      *
      * @param value the grace, not negative
      * @return this builder
@@ -317,7 +326,7 @@ public final class Worker implements AutoCloseable {
       if (value.isNegative()) {
         throw new IllegalArgumentException("grace must not be negative: " + value);
       }
-      grace = value;
+      grace = Optional.of(value);
       return this;
     }
 
@@ -379,11 +388,8 @@ public final class Worker implements AutoCloseable {
     public Worker start() throws IOException {
       Objects.requireNonNull(jobFile, "jobFile");
       ProcessPlatform p = platform != null ? platform : ProcessPlatform.get();
-      Limit effective =
-          Limit.fromConfig(CEILING_PROPERTY, CEILING_ENV, ceiling, properties, environment);
-      Limit graceLimit =
-          Limit.fromConfig(GRACE_PROPERTY, GRACE_ENV, Limit.of(grace), properties, environment);
-      Duration effectiveGrace = graceLimit.asOptional().orElse(Duration.ZERO);
+      Limit effective = CEILING.resolve(ceiling, properties, environment);
+      Duration effectiveGrace = GRACE.resolve(grace, properties, environment);
       Terminator t = terminator != null ? terminator : selfTermination(p, effectiveGrace, exitCode);
       JobRecord running =
           new JobRecord(

@@ -2,7 +2,8 @@ package dev.lifecycle.worker;
 
 /**
  * The status of a background job. A job starts {@link #RUNNING} and leaves it exactly once, for one
- * of the three terminal states; nothing moves a terminal status.
+ * of the three terminal states; nothing moves a terminal status. Immutable and thread-safe (an
+ * enum).
  */
 public enum WorkerStatus {
   /**

@@ -10,6 +10,8 @@ import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.record.ArtifactKind;
 import dev.lifecycle.record.RecordStore;
 import dev.lifecycle.record.SessionRecord;
+import dev.lifecycle.testing.Await;
+import dev.lifecycle.testing.ManualScheduler;
 import dev.lifecycle.time.Limit;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.TreeOptions;
@@ -40,7 +42,7 @@ class BrokerRuntimeTest {
 
   @TempDir Path temp;
   private RecordStore store;
-  private final VirtualTime time = new VirtualTime();
+  private final ManualScheduler time = new ManualScheduler();
   private final List<BrokerRuntime> runtimes = new ArrayList<>();
   private final List<ProcessTree> trees = new ArrayList<>();
   private final List<BrokerRuntime.Step> steps = Collections.synchronizedList(new ArrayList<>());
@@ -65,7 +67,7 @@ class BrokerRuntimeTest {
         .scheduler(time)
         .idleTimeout(Limit.of(IDLE))
         .startupTimeout(Limit.ofSeconds(30))
-        .backendGrace(Limit.ofMillis(200))
+        .backendGrace(Duration.ofMillis(200))
         .shutdownHook(false)
         .exitOnStartupOverrun(false)
         .observer(steps::add)
@@ -98,16 +100,8 @@ class BrokerRuntimeTest {
     return channel.receive(Duration.ofSeconds(10));
   }
 
-  private static void until(String what, BooleanSupplier done) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    long pause = 1;
-    while (!done.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within 5 s: " + what);
-      }
-      Thread.sleep(pause);
-      pause = Math.min(20, pause * 2);
-    }
+  private static void until(String what, BooleanSupplier done) {
+    Await.until(Duration.ofSeconds(5), what, done);
   }
 
   private static ShutdownReport stopped(BrokerRuntime runtime) throws Exception {

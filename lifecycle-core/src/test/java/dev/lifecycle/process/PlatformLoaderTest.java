@@ -2,6 +2,7 @@ package dev.lifecycle.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lifecycle.internal.PlatformRequirements;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

@@ -3,6 +3,8 @@ package dev.lifecycle.time;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lifecycle.testing.Await;
+import dev.lifecycle.testing.ManualScheduler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -337,9 +339,9 @@ class IdleTrackerTest {
     try (IdleTracker tracker =
         IdleTracker.builder().timeout(Limit.ofMillis(50)).onIdle(fired::countDown).build()) {
       IdleTracker.Lease lease = tracker.acquire();
-      Await.until("lease counted", Duration.ofSeconds(1), () -> tracker.activeLeases() == 1);
+      Await.until(Duration.ofSeconds(1), "lease counted", () -> tracker.activeLeases() == 1);
       lease.close();
-      Await.until("idle fired", Duration.ofSeconds(2), () -> fired.getCount() == 0);
+      Await.until(Duration.ofSeconds(2), "idle fired", () -> fired.getCount() == 0);
       assertThat(tracker.isIdleTimerArmed()).isFalse();
     }
   }

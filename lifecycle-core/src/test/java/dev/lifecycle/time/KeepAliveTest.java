@@ -3,6 +3,8 @@ package dev.lifecycle.time;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lifecycle.testing.Await;
+import dev.lifecycle.testing.ManualScheduler;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -130,7 +132,7 @@ class KeepAliveTest {
   void systemEscalationRunsAndReleases() {
     int before = KeepAlive.openTokens();
     Guards.armEscalation(Duration.ofMillis(20), ran::incrementAndGet);
-    Await.until("the escalation ran", BOUND, () -> ran.get() == 1);
-    Await.until("the token was released", BOUND, () -> KeepAlive.openTokens() == before);
+    Await.until(BOUND, "the escalation ran", () -> ran.get() == 1);
+    Await.until(BOUND, "the token was released", () -> KeepAlive.openTokens() == before);
   }
 }

@@ -3,13 +3,10 @@ package dev.lifecycle.time;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import dev.lifecycle.testing.Stderr;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -254,7 +251,7 @@ class LimitTest {
   @Test
   void parseOrFallsBackOnUnusableTextAndWarns() {
     Limit fallback = Limit.ofMinutes(10);
-    String log = captureStderr(() -> Limit.parseOr("soon", fallback, "environment variable X_MS"));
+    String log = Stderr.during(() -> Limit.parseOr("soon", fallback, "environment variable X_MS"));
     assertThat(log)
         .contains("WARN")
         .contains("environment variable X_MS")
@@ -269,7 +266,7 @@ class LimitTest {
   @Test
   void parseOrUsesUsableText() {
     Limit fallback = Limit.ofMinutes(10);
-    assertThat(captureStderr(() -> Limit.parseOr("5000", fallback, "x"))).isEmpty();
+    assertThat(Stderr.during(() -> Limit.parseOr("5000", fallback, "x"))).isEmpty();
     assertThat(Limit.parseOr("5000", fallback, "x")).isEqualTo(Limit.ofSeconds(5));
     assertThat(Limit.parseOr("0", fallback, "x")).isEqualTo(Limit.disabled());
   }
@@ -277,7 +274,7 @@ class LimitTest {
   @Test
   void parseOrTreatsNullAsAbsentSilently() {
     Limit fallback = Limit.ofMinutes(10);
-    assertThat(captureStderr(() -> Limit.parseOr(null, fallback, "x"))).isEmpty();
+    assertThat(Stderr.during(() -> Limit.parseOr(null, fallback, "x"))).isEmpty();
     assertThat(Limit.parseOr(null, fallback, "x")).isSameAs(fallback);
   }
 
@@ -310,7 +307,7 @@ class LimitTest {
     assertThat(Limit.fromConfig("idle", "IDLE_MS", dflt, badProps::get, badEnv::get))
         .isEqualTo(dflt);
     String log =
-        captureStderr(() -> Limit.fromConfig("idle", "IDLE_MS", dflt, badProps::get, badEnv::get));
+        Stderr.during(() -> Limit.fromConfig("idle", "IDLE_MS", dflt, badProps::get, badEnv::get));
     assertThat(log).contains("system property idle").contains("environment variable IDLE_MS");
   }
 
@@ -324,18 +321,5 @@ class LimitTest {
       System.clearProperty(name);
     }
     assertThat(Limit.fromConfig(name, null, Limit.ofSeconds(1))).isEqualTo(Limit.ofSeconds(1));
-  }
-
-  /** slf4j-simple writes to whatever System.err is at the time of each log call. */
-  private static String captureStderr(Supplier<?> action) {
-    PrintStream original = System.err;
-    ByteArrayOutputStream buffer = new ByteArrayOutputStream();
-    System.setErr(new PrintStream(buffer, true, StandardCharsets.UTF_8));
-    try {
-      action.get();
-    } finally {
-      System.setErr(original);
-    }
-    return buffer.toString(StandardCharsets.UTF_8);
   }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.testing.ManualScheduler;
 import dev.lifecycle.time.Limit;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -29,7 +30,7 @@ class WorkerTest {
   private static final Duration CEILING = Duration.ofMillis(300);
 
   @TempDir Path dir;
-  private final VirtualScheduler scheduler = new VirtualScheduler();
+  private final ManualScheduler scheduler = new ManualScheduler();
 
   /** What the job file said at the moment the terminator was called, one entry per call. */
   private final List<WorkerStatus> terminatedWithFile = new CopyOnWriteArrayList<>();
@@ -61,11 +62,11 @@ class WorkerTest {
     Path file = dir.resolve("job.properties");
     Worker worker = builder(file).jobId("build").start();
     assertThat(JobFile.read(file).status()).isEqualTo(WorkerStatus.RUNNING);
-    assertThat(scheduler.armed()).isEqualTo(1);
+    assertThat(scheduler.pending()).isEqualTo(1);
 
     assertThat(worker.run(() -> {})).isEqualTo(WorkerStatus.COMPLETED);
 
-    assertThat(scheduler.armed()).isZero();
+    assertThat(scheduler.pending()).isZero();
     scheduler.advance(CEILING.multipliedBy(10));
     JobRecord record = JobFile.read(file);
     assertThat(record.status()).isEqualTo(WorkerStatus.COMPLETED);
@@ -110,7 +111,7 @@ class WorkerTest {
 
     assertThat(result).isEqualTo(WorkerStatus.FAILED);
     assertThat(JobFile.read(file).reason()).contains("disk on fire");
-    assertThat(scheduler.armed()).isZero();
+    assertThat(scheduler.pending()).isZero();
     scheduler.advance(CEILING.multipliedBy(2));
     assertThat(terminatedWithFile).isEmpty();
   }
@@ -122,7 +123,7 @@ class WorkerTest {
 
     scheduler.advance(Limit.MAX);
 
-    assertThat(scheduler.scheduledCount()).isZero();
+    assertThat(scheduler.scheduled().size()).isZero();
     assertThat(worker.status()).isEqualTo(WorkerStatus.RUNNING);
     assertThat(JobFile.read(file).ceiling().isEnabled()).isFalse();
     assertThat(worker.complete()).isTrue();
@@ -136,23 +137,42 @@ class WorkerTest {
       assertThat(worker.status()).isEqualTo(WorkerStatus.RUNNING);
     }
     assertThat(JobFile.read(file).status()).isEqualTo(WorkerStatus.FAILED);
-    assertThat(scheduler.armed()).isZero();
+    assertThat(scheduler.pending()).isZero();
   }
 
   @Test
-  void configurationOverridesTheCodeDefaultPropertyFirstAndTyposFallBack() throws Exception {
-    Map<String, String> env = Map.of(Worker.CEILING_ENV, "2h");
-    Worker fromEnv =
-        builder(dir.resolve("a")).config(name -> null, env::get).ceiling(Limit.ofHours(1)).start();
-    assertThat(fromEnv.record().ceiling()).isEqualTo(Limit.ofHours(2));
-
+  void codeWinsThenPropertyThenEnvironmentThenDefaultAndTyposFallBack() throws Exception {
+    Map<String, String> env = Map.of(Worker.CEILING_ENV, "2h", Worker.GRACE_ENV, "7s");
     Map<String, String> props = Map.of(Worker.CEILING_PROPERTY, "0");
-    Worker fromProperty = builder(dir.resolve("b")).config(props::get, env::get).start();
+
+    Worker fromCode =
+        unconfigured(dir.resolve("a"))
+            .config(props::get, env::get)
+            .ceiling(Limit.ofHours(1))
+            .start();
+    assertThat(fromCode.record().ceiling()).isEqualTo(Limit.ofHours(1));
+
+    Worker fromProperty = unconfigured(dir.resolve("b")).config(props::get, env::get).start();
     assertThat(fromProperty.record().ceiling().isEnabled()).isFalse();
 
-    Map<String, String> typo = Map.of(Worker.CEILING_ENV, "2 hours");
-    Worker fallback = builder(dir.resolve("c")).config(name -> null, typo::get).start();
-    assertThat(fallback.record().ceiling()).isEqualTo(Limit.of(CEILING));
+    Worker fromEnv = unconfigured(dir.resolve("c")).config(name -> null, env::get).start();
+    assertThat(fromEnv.record().ceiling()).isEqualTo(Limit.ofHours(2));
+
+    Worker byDefault = unconfigured(dir.resolve("d")).config(name -> null, name -> null).start();
+    assertThat(byDefault.record().ceiling()).isEqualTo(Worker.DEFAULT_CEILING);
+
+    Map<String, String> typo = Map.of(Worker.CEILING_PROPERTY, "2 hours");
+    Worker fallback = unconfigured(dir.resolve("e")).config(typo::get, env::get).start();
+    assertThat(fallback.record().ceiling()).isEqualTo(Limit.ofHours(2));
+  }
+
+  /** {@link #builder} without a ceiling set in code, so configuration decides it. */
+  private Worker.Builder unconfigured(Path file) {
+    return Worker.builder()
+        .jobFile(file)
+        .scheduler(scheduler)
+        .platform(ProcessPlatform.jdk())
+        .terminator(Runnable::run);
   }
 
   /**

@@ -1,19 +1,22 @@
 package dev.lifecycle.mcp;
 
+import dev.lifecycle.internal.Setting;
 import dev.lifecycle.time.Limit;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
  * Per-server limits after which the transport shuts its server down with the {@link ShutdownLadder}
  * and fails what is pending. An immutable value; thread-safe.
  *
- * <p>Every limit is a {@link Limit}: {@code 0} disables it, huge values clamp. The system
- * properties {@value #STARTUP_PROPERTY}, {@value #IDLE_PROPERTY} and {@value #WALL_CLOCK_PROPERTY},
- * or the environment variables {@value #STARTUP_ENV}, {@value #IDLE_ENV} and {@value
- * #WALL_CLOCK_ENV}, override the values a transport is built with ({@link Limit#parse} grammar; an
- * unusable value is logged and ignored).
+ * <p>Every limit is a {@link Limit}: {@code 0} disables it, huge values clamp. Each limit a
+ * transport runs with is, in this order of precedence (that of every lifecycle setting): the value
+ * set on its builder, else the system property ({@value #STARTUP_PROPERTY}, {@value
+ * #IDLE_PROPERTY}, {@value #WALL_CLOCK_PROPERTY}), else the environment variable ({@value
+ * #STARTUP_ENV}, {@value #IDLE_ENV}, {@value #WALL_CLOCK_ENV}), else the default ({@link
+ * Limit#parse} grammar; an unusable value is logged and the next source down is used).
  *
  * @param startup from spawn until the server has answered {@code initialize} successfully (default
  *     {@link #DEFAULT_STARTUP}); covers an {@code npx} that hangs downloading and a server stuck
@@ -45,6 +48,15 @@ public record ServerLimits(Limit startup, Limit idle, Limit wallClock) {
   /** Environment variable that overrides {@code wallClock} when the property is unset. */
   public static final String WALL_CLOCK_ENV = "LIFECYCLE_MCP_WALL_CLOCK";
 
+  private static final Setting<Limit> STARTUP =
+      Setting.limit(STARTUP_PROPERTY, STARTUP_ENV, Limit.of(DEFAULT_STARTUP));
+
+  private static final Setting<Limit> IDLE =
+      Setting.limit(IDLE_PROPERTY, IDLE_ENV, Limit.disabled());
+
+  private static final Setting<Limit> WALL_CLOCK =
+      Setting.limit(WALL_CLOCK_PROPERTY, WALL_CLOCK_ENV, Limit.disabled());
+
   /**
    * Checks that every limit is given; use {@link Limit#disabled()} for no limit.
    *
@@ -65,7 +77,7 @@ public record ServerLimits(Limit startup, Limit idle, Limit wallClock) {
   /**
    * The defaults: a 60 s startup limit, no idle limit, no wall-clock limit.
    *
-   * @return the default limits, without configuration overrides ({@link #withConfiguration()})
+   * @return the default limits, without configuration ({@link #configured()})
    */
   public static ServerLimits defaults() {
     return new ServerLimits(Limit.of(DEFAULT_STARTUP), Limit.disabled(), Limit.disabled());
@@ -102,20 +114,26 @@ public record ServerLimits(Limit startup, Limit idle, Limit wallClock) {
   }
 
   /**
-   * These limits with the configured overrides (system properties, then environment) applied.
+   * The limits configuration gives: each from its system property, else its environment variable,
+   * else its default.
    *
-   * @return new limits whose values are the configured ones where one is set and usable, these
-   *     otherwise
+   * @return the configured limits, read now
    */
-  public ServerLimits withConfiguration() {
-    return withConfiguration(System::getProperty, System::getenv);
+  public static ServerLimits configured() {
+    return resolve(
+        Optional.empty(), Optional.empty(), Optional.empty(), System::getProperty, System::getenv);
   }
 
-  ServerLimits withConfiguration(
-      Function<String, String> properties, Function<String, String> environment) {
+  /** Each limit set in code, else configured, else its default. */
+  static ServerLimits resolve(
+      Optional<Limit> startup,
+      Optional<Limit> idle,
+      Optional<Limit> wallClock,
+      Function<String, String> properties,
+      Function<String, String> environment) {
     return new ServerLimits(
-        Limit.fromConfig(STARTUP_PROPERTY, STARTUP_ENV, startup, properties, environment),
-        Limit.fromConfig(IDLE_PROPERTY, IDLE_ENV, idle, properties, environment),
-        Limit.fromConfig(WALL_CLOCK_PROPERTY, WALL_CLOCK_ENV, wallClock, properties, environment));
+        STARTUP.resolve(startup, properties, environment),
+        IDLE.resolve(idle, properties, environment),
+        WALL_CLOCK.resolve(wallClock, properties, environment));
   }
 }

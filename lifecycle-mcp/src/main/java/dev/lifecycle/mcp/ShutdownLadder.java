@@ -1,8 +1,10 @@
 package dev.lifecycle.mcp;
 
+import dev.lifecycle.internal.Setting;
 import dev.lifecycle.time.Limit;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -18,10 +20,12 @@ import java.util.function.Function;
  * a few scans; the defaults (2 s + 2 s + 3 s) stay below the 10 s the SDK's {@code
  * McpSyncClient.closeGracefully()} waits.
  *
- * <p>Configuration: the system properties {@value #STDIN_WAIT_PROPERTY}, {@value
- * #TERM_GRACE_PROPERTY} and {@value #KILL_VERIFY_PROPERTY}, or the environment variables {@value
- * #STDIN_WAIT_ENV}, {@value #TERM_GRACE_ENV} and {@value #KILL_VERIFY_ENV}, override the values a
- * transport is built with ({@link Limit#parse} grammar; an unusable value is logged and ignored).
+ * <p>Configuration: each step a transport runs with is, in this order of precedence (that of every
+ * lifecycle setting), the value set on its builder, else the system property ({@value
+ * #STDIN_WAIT_PROPERTY}, {@value #TERM_GRACE_PROPERTY}, {@value #KILL_VERIFY_PROPERTY}), else the
+ * environment variable ({@value #STDIN_WAIT_ENV}, {@value #TERM_GRACE_ENV}, {@value
+ * #KILL_VERIFY_ENV}), else the default ({@link Limit#parse} grammar; an unusable value is logged
+ * and the next source down is used).
  *
  * @param stdinWait how long the tree may take to exit after its stdin reached end-of-file
  * @param termGrace how long the tree may take to exit after SIGTERM
@@ -56,6 +60,15 @@ public record ShutdownLadder(Limit stdinWait, Limit termGrace, Limit killVerify)
   /** Environment variable that overrides {@code killVerify} when the property is unset. */
   public static final String KILL_VERIFY_ENV = "LIFECYCLE_MCP_KILL_VERIFY";
 
+  private static final Setting<Limit> STDIN_WAIT =
+      Setting.limit(STDIN_WAIT_PROPERTY, STDIN_WAIT_ENV, Limit.of(DEFAULT_STDIN_WAIT));
+
+  private static final Setting<Limit> TERM_GRACE =
+      Setting.limit(TERM_GRACE_PROPERTY, TERM_GRACE_ENV, Limit.of(DEFAULT_TERM_GRACE));
+
+  private static final Setting<Limit> KILL_VERIFY =
+      Setting.limit(KILL_VERIFY_PROPERTY, KILL_VERIFY_ENV, Limit.of(DEFAULT_KILL_VERIFY));
+
   /**
    * Checks that every step is given; use {@link Limit#disabled()} for a step that must not wait.
    *
@@ -73,7 +86,7 @@ public record ShutdownLadder(Limit stdinWait, Limit termGrace, Limit killVerify)
   /**
    * The defaults: 2 s stdin wait, 2 s SIGTERM grace, 3 s kill verification.
    *
-   * @return the default ladder, without configuration overrides ({@link #withConfiguration()})
+   * @return the default ladder, without configuration ({@link #configured()})
    */
   public static ShutdownLadder defaults() {
     return new ShutdownLadder(
@@ -113,22 +126,27 @@ public record ShutdownLadder(Limit stdinWait, Limit termGrace, Limit killVerify)
   }
 
   /**
-   * This ladder with the configured overrides (system properties, then environment) applied.
+   * The ladder configuration gives: each step from its system property, else its environment
+   * variable, else its default.
    *
-   * @return a new ladder whose steps are the configured values where one is set and usable, this
-   *     ladder's otherwise
+   * @return the configured ladder, read now
    */
-  public ShutdownLadder withConfiguration() {
-    return withConfiguration(System::getProperty, System::getenv);
+  public static ShutdownLadder configured() {
+    return resolve(
+        Optional.empty(), Optional.empty(), Optional.empty(), System::getProperty, System::getenv);
   }
 
-  ShutdownLadder withConfiguration(
-      Function<String, String> properties, Function<String, String> environment) {
+  /** Each step set in code, else configured, else its default. */
+  static ShutdownLadder resolve(
+      Optional<Limit> stdinWait,
+      Optional<Limit> termGrace,
+      Optional<Limit> killVerify,
+      Function<String, String> properties,
+      Function<String, String> environment) {
     return new ShutdownLadder(
-        Limit.fromConfig(STDIN_WAIT_PROPERTY, STDIN_WAIT_ENV, stdinWait, properties, environment),
-        Limit.fromConfig(TERM_GRACE_PROPERTY, TERM_GRACE_ENV, termGrace, properties, environment),
-        Limit.fromConfig(
-            KILL_VERIFY_PROPERTY, KILL_VERIFY_ENV, killVerify, properties, environment));
+        STDIN_WAIT.resolve(stdinWait, properties, environment),
+        TERM_GRACE.resolve(termGrace, properties, environment),
+        KILL_VERIFY.resolve(killVerify, properties, environment));
   }
 
   /**

@@ -177,8 +177,16 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
   private SupervisedStdioClientTransport(Builder builder) {
     this.params = builder.params;
     this.mapper = builder.mapper != null ? builder.mapper : McpJsonDefaults.getMapper();
-    this.ladder = builder.ladder.withConfiguration();
-    this.limits = builder.limits.withConfiguration();
+    this.ladder =
+        ShutdownLadder.resolve(
+            builder.stdinWait,
+            builder.termGrace,
+            builder.killVerify,
+            System::getProperty,
+            System::getenv);
+    this.limits =
+        ServerLimits.resolve(
+            builder.startup, builder.idle, builder.wallClock, System::getProperty, System::getenv);
     this.directory = builder.directory;
     this.tether = builder.tether;
     this.platform = builder.platform != null ? builder.platform : ProcessPlatform.get();
@@ -557,7 +565,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
   /**
    * The ladder in effect.
    *
-   * @return the builder's ladder with the configured overrides applied
+   * @return each step as set on the builder, else configured, else its default
    */
   public ShutdownLadder shutdownLadder() {
     return ladder;
@@ -566,7 +574,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
   /**
    * The limits in effect.
    *
-   * @return the builder's limits with the configured overrides applied
+   * @return each limit as set on the builder, else configured, else its default
    */
   public ServerLimits limits() {
     return limits;
@@ -817,8 +825,13 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
   public static final class Builder {
     private final ServerParameters params;
     private McpJsonMapper mapper;
-    private ShutdownLadder ladder = ShutdownLadder.defaults();
-    private ServerLimits limits = ServerLimits.defaults();
+    // Set in code or empty; empty ones come from configuration, else their defaults.
+    private Optional<Limit> stdinWait = Optional.empty();
+    private Optional<Limit> termGrace = Optional.empty();
+    private Optional<Limit> killVerify = Optional.empty();
+    private Optional<Limit> startup = Optional.empty();
+    private Optional<Limit> idle = Optional.empty();
+    private Optional<Limit> wallClock = Optional.empty();
     private Optional<Path> directory = Optional.empty();
     private Supplier<Tether> tether = Tether::shared;
     private ProcessPlatform platform;
@@ -843,59 +856,65 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
     }
 
     /**
-     * The shutdown ladder; default {@link ShutdownLadder#defaults()}. Configured overrides apply on
-     * top.
+     * All three steps of the shutdown ladder, set in code: configuration no longer changes them.
+     * Without this call each step is configured ({@link ShutdownLadder}) or its default.
      *
      * @param value the ladder
      * @return this builder
      */
     public Builder shutdownLadder(ShutdownLadder value) {
-      ladder = Objects.requireNonNull(value, "ladder");
+      Objects.requireNonNull(value, "ladder");
+      stdinWait = Optional.of(value.stdinWait());
+      termGrace = Optional.of(value.termGrace());
+      killVerify = Optional.of(value.killVerify());
       return this;
     }
 
     /**
-     * The server's limits; default {@link ServerLimits#defaults()}. Configured overrides apply on
-     * top.
+     * All three of the server's limits, set in code: configuration no longer changes them. Without
+     * this call each limit is configured ({@link ServerLimits}) or its default.
      *
      * @param value the limits
      * @return this builder
      */
     public Builder limits(ServerLimits value) {
-      limits = Objects.requireNonNull(value, "limits");
+      Objects.requireNonNull(value, "limits");
+      startup = Optional.of(value.startup());
+      idle = Optional.of(value.idle());
+      wallClock = Optional.of(value.wallClock());
       return this;
     }
 
     /**
-     * Shorthand for {@code limits(limits().withStartup(value))}.
+     * The startup limit, set in code; the other limits stay configured.
      *
      * @param value from spawn until a successful {@code initialize}; disabled waits forever
      * @return this builder
      */
     public Builder startupTimeout(Limit value) {
-      limits = limits.withStartup(value);
+      startup = Optional.of(Objects.requireNonNull(value, "startupTimeout"));
       return this;
     }
 
     /**
-     * Shorthand for {@code limits(limits().withIdle(value))}.
+     * The idle limit, set in code; the other limits stay configured.
      *
      * @param value how long no request may be in flight; disabled never ends an idle server
      * @return this builder
      */
     public Builder idleTimeout(Limit value) {
-      limits = limits.withIdle(value);
+      idle = Optional.of(Objects.requireNonNull(value, "idleTimeout"));
       return this;
     }
 
     /**
-     * Shorthand for {@code limits(limits().withWallClock(value))}.
+     * The wall-clock limit, set in code; the other limits stay configured.
      *
      * @param value the server's whole lifetime from spawn; disabled lets it live until closed
      * @return this builder
      */
     public Builder wallClockLimit(Limit value) {
-      limits = limits.withWallClock(value);
+      wallClock = Optional.of(Objects.requireNonNull(value, "wallClockLimit"));
       return this;
     }
 

@@ -7,6 +7,7 @@ import dev.lifecycle.time.Limit;
 import dev.lifecycle.tree.TreeOptions;
 import io.modelcontextprotocol.client.transport.ServerParameters;
 import java.time.Duration;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** The ladder and limit values: defaults, 0 disables, huge values clamp. No processes. */
@@ -68,41 +69,65 @@ class ConfigurationTest {
   }
 
   @Test
-  void propertiesOverrideEnvironmentWhichOverridesTheBuiltValuesAndTyposAreIgnored() {
+  void codeWinsThenPropertiesThenEnvironmentThenDefaultsAndTyposFallThrough() {
     java.util.Map<String, String> properties =
         java.util.Map.of(
-            ShutdownLadder.TERM_GRACE_PROPERTY, "500ms", ServerLimits.IDLE_PROPERTY, "0");
+            ShutdownLadder.TERM_GRACE_PROPERTY, "500ms",
+            ServerLimits.IDLE_PROPERTY, "0",
+            ServerLimits.STARTUP_PROPERTY, "9s");
     java.util.Map<String, String> environment =
         java.util.Map.of(
             ShutdownLadder.TERM_GRACE_ENV, "9s",
             ShutdownLadder.STDIN_WAIT_ENV, "1s",
-            ShutdownLadder.KILL_VERIFY_ENV, "soon", // unusable: logged, the built value stays
+            ShutdownLadder.KILL_VERIFY_ENV, "soon", // unusable: logged, the default stays
             ServerLimits.WALL_CLOCK_ENV, "2h");
     ShutdownLadder ladder =
-        ShutdownLadder.defaults().withConfiguration(properties::get, environment::get);
-    assertThat(ladder.termGrace().duration()).isEqualTo(Duration.ofMillis(500));
-    assertThat(ladder.stdinWait().duration()).isEqualTo(Duration.ofSeconds(1));
+        ShutdownLadder.resolve(
+            Optional.empty(),
+            Optional.empty(),
+            Optional.empty(),
+            properties::get,
+            environment::get);
+    assertThat(ladder.termGrace().duration()).isEqualTo(Duration.ofMillis(500)); // property
+    assertThat(ladder.stdinWait().duration()).isEqualTo(Duration.ofSeconds(1)); // environment
     assertThat(ladder.killVerify().duration()).isEqualTo(ShutdownLadder.DEFAULT_KILL_VERIFY);
     ServerLimits limits =
-        ServerLimits.defaults()
-            .withIdle(Limit.ofMinutes(5))
-            .withConfiguration(properties::get, environment::get);
-    assertThat(limits.idle().isEnabled()).isFalse(); // "0" disables
+        ServerLimits.resolve(
+            Optional.of(Limit.ofSeconds(30)), // code
+            Optional.of(Limit.ofMinutes(5)), // code beats the property's "0"
+            Optional.empty(),
+            properties::get,
+            environment::get);
+    assertThat(limits.startup().duration()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(limits.idle().duration()).isEqualTo(Duration.ofMinutes(5));
     assertThat(limits.wallClock().duration()).isEqualTo(Duration.ofHours(2));
-    assertThat(limits.startup().duration()).isEqualTo(ServerLimits.DEFAULT_STARTUP);
+    assertThat(
+            ServerLimits.resolve(
+                    Optional.empty(),
+                    Optional.empty(),
+                    Optional.empty(),
+                    properties::get,
+                    environment::get)
+                .idle()
+                .isEnabled())
+        .isFalse(); // "0" disables
   }
 
   @Test
-  void aTransportAppliesTheConfigurationOnTopOfItsBuilder() {
+  void aTransportTakesItsBuilderValuesAndTheConfigurationForTheRest() {
     System.setProperty(ServerLimits.STARTUP_PROPERTY, "7s");
+    System.setProperty(ServerLimits.IDLE_PROPERTY, "3m");
     try {
       SupervisedStdioClientTransport transport =
           SupervisedStdioClientTransport.builder(ServerParameters.builder("true").build())
               .startupTimeout(Limit.ofSeconds(30))
               .build();
-      assertThat(transport.limits().startup().duration()).isEqualTo(Duration.ofSeconds(7));
+      assertThat(transport.limits().startup().duration()).isEqualTo(Duration.ofSeconds(30));
+      assertThat(transport.limits().idle().duration()).isEqualTo(Duration.ofMinutes(3));
+      assertThat(ServerLimits.configured().startup().duration()).isEqualTo(Duration.ofSeconds(7));
     } finally {
       System.clearProperty(ServerLimits.STARTUP_PROPERTY);
+      System.clearProperty(ServerLimits.IDLE_PROPERTY);
     }
   }
 

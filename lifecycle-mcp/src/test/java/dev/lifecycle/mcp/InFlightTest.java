@@ -2,51 +2,15 @@ package dev.lifecycle.mcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lifecycle.testing.ManualScheduler;
 import dev.lifecycle.time.IdleTracker;
 import dev.lifecycle.time.Limit;
-import dev.lifecycle.time.TimerHandle;
-import dev.lifecycle.time.TimerScheduler;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** Requests in flight hold the idle timer off; ids match across boxed number types. */
 class InFlightTest {
-  /** Virtual time: tasks run only when the test says so. */
-  static final class ManualScheduler implements TimerScheduler {
-    final List<Runnable> armed = new ArrayList<>();
-
-    @Override
-    public TimerHandle schedule(Duration delay, Runnable task) {
-      armed.add(task);
-      return new TimerHandle() {
-        @Override
-        public boolean cancel() {
-          return armed.remove(task);
-        }
-
-        @Override
-        public boolean isArmed() {
-          return armed.contains(task);
-        }
-      };
-    }
-
-    @Override
-    public long nanoTime() {
-      return 0;
-    }
-
-    void fireAll() {
-      for (Runnable task : List.copyOf(armed)) {
-        armed.remove(task);
-        task.run();
-      }
-    }
-  }
-
   @Test
   void theIdleTimerArmsOnlyWhenNothingIsInFlightInEitherDirection() {
     ManualScheduler scheduler = new ManualScheduler();
@@ -60,7 +24,7 @@ class InFlightTest {
     InFlight inFlight = new InFlight(idle);
     inFlight.sent("a-1", "tools/call");
     inFlight.received(7); // the server asks us something (sampling, roots)
-    scheduler.fireAll();
+    scheduler.advance(Duration.ofSeconds(1));
     assertThat(idled).hasValue(0);
     assertThat(inFlight.answered(7L)).isFalse(); // an incoming id is not an outgoing one
     assertThat(inFlight.answered("a-1")).isTrue();
@@ -68,7 +32,7 @@ class InFlightTest {
     assertThat(idle.isIdleTimerArmed()).isFalse(); // our reply to 7 is still owed
     inFlight.replied(7L); // Long vs Integer: the same JSON-RPC id
     assertThat(idle.isIdleTimerArmed()).isTrue();
-    scheduler.fireAll();
+    scheduler.advance(Duration.ofSeconds(1));
     assertThat(idled).hasValue(1);
   }
 

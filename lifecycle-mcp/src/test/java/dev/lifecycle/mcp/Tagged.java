@@ -6,6 +6,7 @@ import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.testing.Await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,34 +43,29 @@ final class Tagged {
   }
 
   /** Polls until nothing tagged is alive or {@code bound} passed; returns what is still alive. */
-  static List<Survivor> awaitNone(String tag, Duration bound) throws InterruptedException {
-    long deadline = System.nanoTime() + bound.toNanos();
-    long pause = 10;
-    List<Survivor> now = alive(tag);
-    while (!now.isEmpty() && System.nanoTime() < deadline) {
-      Thread.sleep(pause);
-      pause = Math.min(pause * 2, 200);
-      now = alive(tag);
+  static List<Survivor> awaitNone(String tag, Duration bound) {
+    try {
+      return Await.until(
+          bound, "nothing tagged " + tag + " alive", () -> alive(tag), List::isEmpty);
+    } catch (AssertionError stillAlive) {
+      return alive(tag); // the caller reports them
     }
-    return now;
   }
 
-  /** SIGKILLs every survivor whose identity still matches, then waits for them to be gone. */
-  static void kill(List<Survivor> survivors) throws InterruptedException {
+  /** SIGKILLs every survivor whose identity still matches, then waits (bounded) for them to go. */
+  static void kill(List<Survivor> survivors) {
     ProcessPlatform platform = ProcessPlatform.get();
     for (Survivor s : survivors) {
       platform.signal(s.identity(), Signal.KILL); // identity-checked by the platform
     }
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    for (Survivor s : survivors) {
-      while (platform.probe(s.identity()) == Liveness.ALIVE && System.nanoTime() < deadline) {
-        Thread.sleep(10);
-      }
-    }
+    Await.until(
+        Duration.ofSeconds(10),
+        "killed survivors gone",
+        () -> survivors.stream().noneMatch(s -> platform.probe(s.identity()) == Liveness.ALIVE));
   }
 
   /** Kills whatever carries {@code tag} (test cleanup); returns how many there were. */
-  static int cleanUp(String tag) throws InterruptedException {
+  static int cleanUp(String tag) {
     List<Survivor> left = alive(tag);
     kill(left);
     return left.size();

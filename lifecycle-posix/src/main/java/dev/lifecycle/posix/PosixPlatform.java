@@ -1,5 +1,6 @@
 package dev.lifecycle.posix;
 
+import dev.lifecycle.internal.Setting;
 import dev.lifecycle.process.Capabilities;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
@@ -89,10 +90,11 @@ public final class PosixPlatform implements ProcessPlatform {
   /** Environment variable equivalent of {@link #EXPERIMENTAL_MACOS}. */
   public static final String EXPERIMENTAL_MACOS_VARIABLE = "LIFECYCLE_POSIX_EXPERIMENTAL_MACOS";
 
+  private static final Setting<Boolean> MACOS =
+      Setting.flag(EXPERIMENTAL_MACOS, EXPERIMENTAL_MACOS_VARIABLE, false);
+
   static boolean experimentalMacos() {
-    String value =
-        System.getProperty(EXPERIMENTAL_MACOS, System.getenv(EXPERIMENTAL_MACOS_VARIABLE));
-    return value != null && value.trim().equalsIgnoreCase("true");
+    return MACOS.resolve();
   }
 
   /** Why this platform refuses to run on {@code os}, or empty when it runs there. */
@@ -357,6 +359,29 @@ public final class PosixPlatform implements ProcessPlatform {
     return os.isLinux()
         ? ProcFs.findByEnvironment(name, value, candidates)
         : ProcessPlatform.super.findByEnvironment(name, value, candidates);
+  }
+
+  @Override
+  public Optional<ProcessInfo> info(long pid) {
+    int p = checkedPid(pid);
+    return os.isLinux() ? ProcFs.stat(p) : ProcessPlatform.jdk().info(p);
+  }
+
+  @Override
+  public List<Long> pids() {
+    return os.isLinux() ? ProcFs.pids() : ProcessPlatform.jdk().pids();
+  }
+
+  @Override
+  public EnvironmentEntry environmentEntry(long pid, String name, String value) {
+    return os.isLinux()
+        ? ProcFs.environmentEntry(pid, name, value)
+        : ProcessPlatform.super.environmentEntry(pid, name, value);
+  }
+
+  @Override
+  public Optional<String> environmentValue(long pid, String name) {
+    return os.isLinux() ? ProcFs.environmentValue(pid, name) : Optional.empty();
   }
 
   @Override

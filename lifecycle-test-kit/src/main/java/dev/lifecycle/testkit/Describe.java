@@ -2,7 +2,6 @@ package dev.lifecycle.testkit;
 
 import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessPlatform;
-import dev.lifecycle.process.procfs.ProcFs;
 import java.util.Optional;
 
 /** Formats a process for failure messages: pid, state and command line. */
@@ -10,8 +9,7 @@ final class Describe {
   private Describe() {}
 
   static String pid(ProcessPlatform platform, long pid) {
-    Optional<ProcessInfo> row =
-        ProcFs.isAvailable() ? ProcFs.stat(pid) : platform.snapshot().get(pid);
+    Optional<ProcessInfo> row = platform.info(pid);
     String command =
         platform
             .commandLine(pid)

@@ -7,7 +7,6 @@ import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.ProcessTable;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.SpawnOptions;
-import dev.lifecycle.process.procfs.ProcFs;
 import dev.lifecycle.testkit.LeakedProcess.Reason;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.SpawnedTrees;
@@ -232,11 +231,7 @@ public final class LeakTracker implements AutoCloseable {
   /** Samples this JVM's new descendants once now (the background sampler does it periodically). */
   public void sample() {
     if (tier == Attribution.EVIDENCE) {
-      if (ProcFs.isAvailable()) {
-        sampleNew();
-      } else {
-        record(platform.snapshot());
-      }
+      sampleNew();
     }
   }
 
@@ -262,9 +257,9 @@ public final class LeakTracker implements AutoCloseable {
     }
   }
 
-  /** Lists /proc and reads only the pids not listed last time: O(new processes) reads. */
+  /** Lists the pids and reads only those not listed last time: O(new processes) reads. */
   private synchronized void sampleNew() {
-    List<Long> now = ProcFs.pids();
+    List<Long> now = platform.pids();
     Set<Long> fresh = new HashSet<>(now);
     List<Long> unseen = new ArrayList<>();
     for (long pid : now) {
@@ -275,7 +270,7 @@ public final class LeakTracker implements AutoCloseable {
     listed = fresh;
     unseen.sort(null); // parents before children, as pids are handed out upwards
     for (long pid : unseen) {
-      ProcFs.stat(pid).ifPresent(this::consider);
+      platform.info(pid).ifPresent(this::consider);
     }
   }
 
@@ -330,6 +325,15 @@ public final class LeakTracker implements AutoCloseable {
         .ifPresent(seenCookies::add);
   }
 
+  /** Whether the environment area reads as empty: inside execve, a kernel thread or env -i. */
+  private boolean hasEmptyEnvironment(long pid) {
+    // The entry asked for does not matter: only the area's state is looked at.
+    ProcessPlatform.EnvironmentEntry entry =
+        platform.environmentEntry(pid, SpawnOptions.COOKIE_VARIABLE, "");
+    return entry == ProcessPlatform.EnvironmentEntry.EMPTY
+        || entry == ProcessPlatform.EnvironmentEntry.INSIDE_EXEC;
+  }
+
   private Markers markers(ProcessInfo p) {
     Key key = Key.of(p);
     Markers known = markers.get(key);
@@ -338,12 +342,10 @@ public final class LeakTracker implements AutoCloseable {
     }
     Markers read =
         new Markers(
-            Environ.get(p.pid(), SpawnOptions.COOKIE_VARIABLE),
-            Environ.get(p.pid(), FixtureChild.OWNER_VARIABLE));
+            platform.environmentValue(p.pid(), SpawnOptions.COOKIE_VARIABLE),
+            platform.environmentValue(p.pid(), FixtureChild.OWNER_VARIABLE));
     // An empty environment is a process inside execve (or a kernel thread): not proof of absence.
-    if (read.cookie().isPresent()
-        || read.owner().isPresent()
-        || !ProcFs.hasEmptyEnvironment(p.pid())) {
+    if (read.cookie().isPresent() || read.owner().isPresent() || !hasEmptyEnvironment(p.pid())) {
       markers.put(key, read);
     }
     return read;
@@ -450,7 +452,7 @@ public final class LeakTracker implements AutoCloseable {
       if (REPORTED.contains(Key.of(p))) {
         continue;
       }
-      Optional<String> cookie = Environ.get(pid, SpawnOptions.COOKIE_VARIABLE);
+      Optional<String> cookie = platform.environmentValue(pid, SpawnOptions.COOKIE_VARIABLE);
       if (SharedProcesses.covers(p, rows.table(), cookie)) {
         continue;
       }
@@ -836,13 +838,13 @@ public final class LeakTracker implements AutoCloseable {
     /** Reads rows on demand, so a check costs O(members), not O(process table). */
     static Rows lazy(ProcessPlatform platform) {
       Map<Long, Optional<ProcessInfo>> cache = new HashMap<>();
-      String boot = ProcFs.isAvailable() ? ProcFs.bootId() : platform.snapshot().bootId();
+      String boot = platform.self().bootId();
       return new Rows() {
         private ProcessTable table;
 
         @Override
         public Optional<ProcessInfo> get(long pid) {
-          return cache.computeIfAbsent(pid, ProcFs::stat);
+          return cache.computeIfAbsent(pid, platform::info);
         }
 
         @Override

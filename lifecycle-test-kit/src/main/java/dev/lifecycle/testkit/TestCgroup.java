@@ -106,12 +106,16 @@ final class TestCgroup {
       if (top != null) {
         under = home;
       } else {
-        CgroupPlacement placement = CgroupPlacement.choose(hierarchy, configuredParent());
+        CgroupPlacement placement =
+            CgroupPlacement.choose(hierarchy, Containment.configuredParent());
         under = placement.parent().orElseThrow(() -> new Unavailable(placement.reason()));
       }
       Cgroup created;
       try {
-        created = under.createChild(OwnedCgroups.newName(ProcessPlatform.get().self()));
+        created =
+            under.createChild(
+                OwnedCgroups.newName(
+                    ProcessHandle.current().pid(), ProcessPlatform.get().self().startTime()));
       } catch (IOException | RuntimeException e) {
         throw new Unavailable("cannot create a cgroup under " + under + ": " + e.getMessage());
       }
@@ -126,15 +130,6 @@ final class TestCgroup {
       ACTIVE.push(test);
       return test;
     }
-  }
-
-  /** The library's own setting: {@link Containment#PARENT_PROPERTY}, else its variable. */
-  private static Optional<String> configuredParent() {
-    String value = System.getProperty(Containment.PARENT_PROPERTY);
-    if (value == null || value.isBlank()) {
-      value = System.getenv(Containment.PARENT_ENV);
-    }
-    return value == null || value.isBlank() ? Optional.empty() : Optional.of(value.strip());
   }
 
   Cgroup cgroup() {

@@ -1,10 +1,10 @@
 package dev.lifecycle.broker;
 
-import dev.lifecycle.Await;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.testing.Await;
 import dev.lifecycle.tree.ProcessTree;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -3,13 +3,15 @@ package dev.lifecycle.cgroup;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.lifecycle.Await;
+import dev.lifecycle.process.Liveness;
+import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.cgroup.Cgroup;
 import dev.lifecycle.process.cgroup.CgroupHierarchy;
 import dev.lifecycle.process.cgroup.CgroupPlacement;
 import dev.lifecycle.process.cgroup.OwnedCgroups;
 import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.testing.Await;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import java.io.IOException;
 import java.lang.ProcessBuilder.Redirect;
@@ -57,7 +59,10 @@ class CgroupTest {
   }
 
   private Cgroup create() throws IOException {
-    Cgroup cgroup = parent.createChild(OwnedCgroups.newName(ProcessPlatform.get().self()));
+    Cgroup cgroup =
+        parent.createChild(
+            OwnedCgroups.newName(
+                ProcessHandle.current().pid(), ProcessPlatform.get().self().startTime()));
     created.add(cgroup);
     return cgroup;
   }
@@ -182,7 +187,12 @@ class CgroupTest {
     deadButPopulated.enter(p.pid());
     go(p);
 
-    int removed = OwnedCgroups.removeStale(parent);
+    int removed =
+        OwnedCgroups.removeStale(
+            parent,
+            (ownerPid, ownerStart) ->
+                Liveness.judge(ProcessPlatform.get(), new ProcessIdentity(ownerPid, ownerStart, ""))
+                    .isProvenGone());
 
     assertThat(dead.exists()).isFalse();
     assertThat(removed).isGreaterThanOrEqualTo(1);

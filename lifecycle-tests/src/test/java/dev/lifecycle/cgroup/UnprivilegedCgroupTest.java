@@ -47,7 +47,10 @@ class UnprivilegedCgroupTest {
     if (!Files.isExecutable(Path.of("/usr/bin/setpriv"))) {
       Fixtures.skipOrFail("setpriv (util-linux) missing");
     }
-    Cgroup delegated = parent.createChild(OwnedCgroups.newName(ProcessPlatform.get().self()));
+    Cgroup delegated =
+        parent.createChild(
+            OwnedCgroups.newName(
+                ProcessHandle.current().pid(), ProcessPlatform.get().self().startTime()));
     Process child = null;
     try {
       UserPrincipalLookupService users = tmp.getFileSystem().getUserPrincipalLookupService();

@@ -22,7 +22,11 @@ import org.junit.jupiter.api.Test;
  */
 class ModuleLayoutTest {
   private static final Set<String> OWN_MODULES =
-      Set.of("dev.lifecycle.core", "dev.lifecycle.posix", "dev.lifecycle.testkit");
+      Set.of(
+          "dev.lifecycle.core",
+          "dev.lifecycle.posix",
+          "dev.lifecycle.testkit",
+          "dev.lifecycle.mcp");
 
   @Test
   void coreExportsItsApiAndKeepsItsInternals() throws Exception {
@@ -30,6 +34,7 @@ class ModuleLayoutTest {
     assertThat(exported(core))
         .containsOnlyKeys(
             "dev.lifecycle.broker",
+            "dev.lifecycle.internal",
             "dev.lifecycle.probe",
             "dev.lifecycle.process",
             "dev.lifecycle.process.cgroup",
@@ -39,13 +44,18 @@ class ModuleLayoutTest {
             "dev.lifecycle.time",
             "dev.lifecycle.tree",
             "dev.lifecycle.worker");
+    // Only the native platform reads /proc besides core's own platforms: the SPI is closed.
     assertThat(exported(core).get("dev.lifecycle.process.procfs"))
-        .containsExactlyInAnyOrder("dev.lifecycle.posix", "dev.lifecycle.testkit");
+        .containsExactly("dev.lifecycle.posix");
     assertThat(exported(core).get("dev.lifecycle.process.cgroup"))
         .containsExactlyInAnyOrder("dev.lifecycle.posix", "dev.lifecycle.testkit");
-    assertThat(internal(core))
-        .containsExactlyInAnyOrder("dev.lifecycle.internal", "dev.lifecycle.process.jdk");
+    assertThat(exported(core).get("dev.lifecycle.internal"))
+        .containsExactlyInAnyOrder(
+            "dev.lifecycle.posix", "dev.lifecycle.testkit", "dev.lifecycle.mcp");
+    assertThat(internal(core)).containsExactly("dev.lifecycle.process.jdk");
     assertThat(core.uses()).containsExactly(ProcessPlatformProvider.class.getName());
+    // Core provides no service: its fallback is loaded by name, so reads never load providers.
+    assertThat(core.provides()).isEmpty();
     assertThat(core.requires().stream().map(ModuleDescriptor.Requires::name)).contains("org.slf4j");
   }
 

@@ -3,11 +3,11 @@ package dev.lifecycle.modules;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.lifecycle.Await;
 import dev.lifecycle.posix.PosixPlatformProvider;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.testing.Await;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import java.io.File;
 import java.io.IOException;

@@ -3,9 +3,9 @@ package dev.lifecycle.record;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.lifecycle.Await;
 import dev.lifecycle.probe.Endpoint;
 import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.testing.Await;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import java.io.BufferedReader;
 import java.io.IOException;

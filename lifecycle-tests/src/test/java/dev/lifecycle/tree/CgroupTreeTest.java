@@ -3,7 +3,6 @@ package dev.lifecycle.tree;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.lifecycle.Await;
 import dev.lifecycle.Fixtures;
 import dev.lifecycle.cgroup.Cgroups;
 import dev.lifecycle.process.Containment;
@@ -14,6 +13,7 @@ import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.cgroup.Cgroup;
 import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.testing.Await;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import dev.lifecycle.tree.TerminationReport.Stage;
 import java.io.IOException;

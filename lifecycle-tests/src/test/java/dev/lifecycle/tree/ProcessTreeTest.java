@@ -2,12 +2,12 @@ package dev.lifecycle.tree;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lifecycle.Await;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.ProcessState;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.testing.Await;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import dev.lifecycle.tree.TerminationReport.Stage;
 import java.io.IOException;

@@ -2,7 +2,6 @@ package dev.lifecycle.tree;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lifecycle.Await;
 import dev.lifecycle.Fixtures;
 import dev.lifecycle.cgroup.Cgroups;
 import dev.lifecycle.process.Containment;
@@ -13,6 +12,7 @@ import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.testing.Await;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import java.io.IOException;
 import java.nio.file.Files;

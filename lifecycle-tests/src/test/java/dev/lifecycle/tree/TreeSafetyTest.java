@@ -3,12 +3,12 @@ package dev.lifecycle.tree;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.lifecycle.Await;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.UnsafeSignalException;
+import dev.lifecycle.testing.Await;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import java.time.Duration;
 import java.util.List;

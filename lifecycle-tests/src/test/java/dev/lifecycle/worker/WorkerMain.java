@@ -10,7 +10,7 @@ import java.time.Duration;
  * prints {@code MEMBER <pid>}, runs a job of {@code <job-ms>} under a {@link Worker}, prints {@code
  * JOB DONE} when the job body ends and {@code RESULT <status>} if {@code run} returns.
  *
- * <p>Arguments: {@code <job-file> <ceiling-ms> <grace-ms> <job-ms> <complete|fail>}.
+ * <p>Arguments: {@code <job-file> <ceiling-ms or -> <grace-ms> <job-ms> <complete|fail>}.
  */
 public final class WorkerMain {
   private WorkerMain() {}
@@ -22,13 +22,15 @@ public final class WorkerMain {
             .start();
     System.out.println("MEMBER " + member.pid());
     System.out.flush();
-    Worker worker =
+    Worker.Builder builder =
         Worker.builder()
             .jobFile(Path.of(args[0]))
             .jobId("test-job")
-            .ceiling(Limit.ofMillis(Long.parseLong(args[1])))
-            .grace(Duration.ofMillis(Long.parseLong(args[2])))
-            .start();
+            .grace(Duration.ofMillis(Long.parseLong(args[2])));
+    if (!args[1].equals("-")) { // "-": no ceiling in code, so the configured one applies
+      builder.ceiling(Limit.ofMillis(Long.parseLong(args[1])));
+    }
+    Worker worker = builder.start();
     long jobMillis = Long.parseLong(args[3]);
     boolean fails = args[4].equals("fail");
     WorkerStatus status =

@@ -1,5 +1,6 @@
 package dev.lifecycle.process.cgroup;
 
+import dev.lifecycle.internal.Threads;
 import java.io.IOException;
 import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.FileSystems;
@@ -30,9 +31,7 @@ final class CgroupWatcher {
 
   private CgroupWatcher(WatchService service) {
     this.service = service;
-    Thread thread = new Thread(this::loop, "lifecycle-cgroup-watch");
-    thread.setDaemon(true);
-    thread.start();
+    Threads.startDaemon("lifecycle-cgroup-watch", this::loop);
   }
 
   static CgroupWatcher get() {
@@ -76,11 +75,7 @@ final class CgroupWatcher {
 
   private static final java.util.concurrent.ScheduledExecutorService POLLER =
       java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "lifecycle-cgroup-poll");
-            t.setDaemon(true);
-            return t;
-          });
+          Threads.daemons("lifecycle-cgroup-poll"));
 
   private static void poll(Cgroup cgroup, CompletableFuture<Cgroup> future, long delayMillis) {
     if (future.isDone()) {

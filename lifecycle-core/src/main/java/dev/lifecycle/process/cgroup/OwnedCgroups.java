@@ -1,10 +1,6 @@
 package dev.lifecycle.process.cgroup;
 
-import dev.lifecycle.process.ProcessIdentity;
-import dev.lifecycle.process.procfs.ProcFs;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
@@ -18,7 +14,8 @@ import org.slf4j.LoggerFactory;
  * those whose owner is gone. A name is {@code lifecycle-<owner pid>-<owner start ticks>-<n>-<r>}
  * ({@code n} a per-JVM counter, {@code r} random hex): unique per creation, and it says who owns
  * it. Only EMPTY cgroups of a dead owner are ever removed, so a live owner's cgroup and one not
- * named by us are never touched. Thread-safe.
+ * named by us are never touched. Whether an owner is gone is the caller's judgement ({@link
+ * OwnerCheck}), made on proof, so this mechanism knows nothing of processes. Thread-safe.
  */
 public final class OwnedCgroups {
   /** Every cgroup the library creates starts with this. */
@@ -33,20 +30,38 @@ public final class OwnedCgroups {
   private OwnedCgroups() {}
 
   /**
-   * A fresh name owned by {@code owner} (its pid and start ticks).
+   * A fresh name owned by the process {@code ownerPid} started at {@code ownerStartTicks}.
    *
-   * @param owner the process that will own the cgroup, usually this JVM
+   * @param ownerPid the pid of the process that will own the cgroup, usually this JVM
+   * @param ownerStartTicks its start time in {@code /proc} clock ticks; a negative (unknown) one is
+   *     recorded as 0
    * @return {@code lifecycle-<pid>-<start>-<counter>-<random>}, unique within this JVM
    */
-  public static String newName(ProcessIdentity owner) {
+  public static String newName(long ownerPid, long ownerStartTicks) {
+    if (ownerPid <= 0) {
+      throw new IllegalArgumentException("owner pid must be positive: " + ownerPid);
+    }
     return PREFIX
-        + owner.pid()
+        + ownerPid
         + "-"
-        + Math.max(0, owner.startTime())
+        + Math.max(0, ownerStartTicks)
         + "-"
         + COUNTER.incrementAndGet()
         + "-"
         + String.format("%08x", RANDOM.nextInt());
+  }
+
+  /** Judges, on proof only, whether the owner a name records is gone. */
+  @FunctionalInterface
+  public interface OwnerCheck {
+    /**
+     * Whether the process {@code pid} that started at {@code startTicks} is proven gone.
+     *
+     * @param pid the owner's pid, positive
+     * @param startTicks the owner's start time in {@code /proc} clock ticks, as recorded
+     * @return {@code true} only on proof (no such process, a zombie, another start time)
+     */
+    boolean isProvenGone(long pid, long startTicks);
   }
 
   /**
@@ -68,23 +83,17 @@ public final class OwnedCgroups {
   }
 
   /**
-   * Whether the owner named by {@code name} is proven gone: its pid names no process, or names one
-   * with another start time. An unreadable answer is not proof.
+   * Whether the owner named by {@code name} is proven gone according to {@code gone}.
    *
    * @param name a cgroup directory name
+   * @param gone judges the recorded owner
    * @return {@code true} only on proof; {@code false} for names that are not ours
    */
-  public static boolean ownerGone(String name) {
+  public static boolean ownerGone(String name, OwnerCheck gone) {
     Optional<long[]> owner = owner(name);
-    if (owner.isEmpty() || owner.get()[0] <= 0) {
-      return false;
-    }
-    long pid = owner.get()[0];
-    Optional<ProcessIdentity> now = ProcFs.identity(pid);
-    if (now.isPresent()) {
-      return now.get().startTime() >= 0 && now.get().startTime() != owner.get()[1];
-    }
-    return ProcFs.isAvailable() && !Files.exists(Path.of("/proc/" + pid));
+    return owner.isPresent()
+        && owner.get()[0] > 0
+        && gone.isProvenGone(owner.get()[0], owner.get()[1]);
   }
 
   /**
@@ -93,13 +102,14 @@ public final class OwnedCgroups {
    * logged): their processes are the tether's business, and removing would fail anyway.
    *
    * @param parent the cgroup whose direct children are looked at
+   * @param gone judges the owners
    * @return how many were removed
    */
-  public static int removeStale(Cgroup parent) {
+  public static int removeStale(Cgroup parent, OwnerCheck gone) {
     int removed = 0;
     try {
       for (Cgroup child : parent.children()) {
-        if (!child.name().startsWith(PREFIX) || !ownerGone(child.name())) {
+        if (!child.name().startsWith(PREFIX) || !ownerGone(child.name(), gone)) {
           continue;
         }
         try {

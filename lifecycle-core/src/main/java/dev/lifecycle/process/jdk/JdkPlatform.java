@@ -13,6 +13,7 @@ import dev.lifecycle.process.SignalSafety;
 import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
 import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.process.procfs.ProcLiveness;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -20,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +36,8 @@ import java.util.Set;
  *   <li>a new session only through util-linux {@code setsid} (Linux), and with a short window
  *       between fork and {@code setsid()} in which the child still shares our group;
  *   <li>no group signals: trees are ended per descendant with {@link ProcessHandle#destroy()};
- *   <li>only TERM and KILL can be sent; EPERM is invisible (a foreign process reads as ALIVE);
+ *   <li>only TERM and KILL can be sent; EPERM is visible to probes only where {@code /proc} is
+ *       exact (the kernel's credential rule read from it), else a foreign process reads as ALIVE;
  *   <li>exits are watched by the JDK's reaper threads; leaders cannot be kept unreaped;
  *   <li>without {@code /proc}, identities carry {@link ProcessHandle.Info#startInstant()} only and
  *       no boot id, so they compare as {@link ProcessIdentity.Match#UNKNOWN} across boots.
@@ -44,6 +47,7 @@ public final class JdkPlatform implements ProcessPlatform {
   private static final Path SETSID = Path.of("/usr/bin/setsid");
 
   private final boolean procfs;
+  private final boolean exact; // /proc of our pid namespace, without hidepid
   private final boolean setsid;
   private final Capabilities capabilities;
   private final ProcessIdentity self;
@@ -51,12 +55,13 @@ public final class JdkPlatform implements ProcessPlatform {
 
   private JdkPlatform() {
     this.procfs = ProcFs.isAvailable();
+    this.exact = procfs && ProcLiveness.isExact();
     this.setsid = Files.isExecutable(SETSID);
     Map<String, String> details = new LinkedHashMap<>();
     details.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
     details.put("procfs", Boolean.toString(procfs));
     details.put("setsid", setsid ? SETSID.toString() : "absent");
-    this.capabilities = new Capabilities("jdk", setsid, false, procfs, false, details);
+    this.capabilities = new Capabilities("jdk", setsid, false, exact, false, details);
     long pid = ProcessHandle.current().pid();
     this.self = identify(pid).orElse(ProcessIdentity.ofPid(pid));
     this.selfGroup = procfs ? ProcFs.stat(pid).map(ProcessInfo::pgid).orElse(-1L) : -1L;
@@ -226,7 +231,8 @@ public final class JdkPlatform implements ProcessPlatform {
 
   @Override
   public long selfProcessGroup() {
-    return selfGroup;
+    // Read each time where possible: a JVM may call setpgid on itself.
+    return procfs ? ProcFs.stat(self.pid()).map(ProcessInfo::pgid).orElse(selfGroup) : selfGroup;
   }
 
   @Override
@@ -245,6 +251,9 @@ public final class JdkPlatform implements ProcessPlatform {
   @Override
   public Liveness probe(long pid) {
     requirePositive(pid);
+    if (exact) {
+      return ProcLiveness.probe(pid);
+    }
     if (procfs) {
       return ProcFs.stat(pid).filter(p -> !p.hasExited()).isPresent()
           ? Liveness.ALIVE
@@ -253,6 +262,11 @@ public final class JdkPlatform implements ProcessPlatform {
     return ProcessHandle.of(pid).filter(ProcessHandle::isAlive).isPresent()
         ? Liveness.ALIVE
         : Liveness.GONE;
+  }
+
+  @Override
+  public Liveness probe(ProcessIdentity identity) {
+    return exact ? ProcLiveness.probe(identity) : ProcessPlatform.super.probe(identity);
   }
 
   @Override
@@ -282,7 +296,7 @@ public final class JdkPlatform implements ProcessPlatform {
 
   @Override
   public SignalResult signalGroup(long pgid, Signal signal) {
-    SignalSafety.checkGroup(pgid, selfGroup);
+    SignalSafety.checkGroup(pgid, selfProcessGroup());
     throw new UnsupportedOperationException(
         "the pure-JDK platform cannot signal process groups; end each member instead");
   }
@@ -294,27 +308,58 @@ public final class JdkPlatform implements ProcessPlatform {
     }
     long started = System.nanoTime();
     List<ProcessInfo> rows = new ArrayList<>();
-    ProcessHandle.allProcesses()
-        .forEach(
-            h -> {
-              ProcessHandle.Info info = h.info();
-              rows.add(
-                  new ProcessInfo(
-                      h.pid(),
-                      h.parent().map(ProcessHandle::pid).orElse(-1L),
-                      -1,
-                      -1,
-                      info.startInstant().map(Instant::toEpochMilli).orElse(-1L),
-                      h.isAlive() ? ProcessState.UNKNOWN : ProcessState.DEAD,
-                      info.totalCpuDuration().orElse(Duration.ZERO),
-                      info.command().map(c -> Path.of(c).getFileName().toString()).orElse("")));
-            });
+    ProcessHandle.allProcesses().forEach(h -> rows.add(row(h)));
     return ProcessTable.of(rows, "", started);
+  }
+
+  /** A row from what {@link ProcessHandle} knows: no group, no session, no exact state. */
+  private static ProcessInfo row(ProcessHandle h) {
+    ProcessHandle.Info info = h.info();
+    return new ProcessInfo(
+        h.pid(),
+        h.parent().map(ProcessHandle::pid).orElse(-1L),
+        -1,
+        -1,
+        info.startInstant().map(Instant::toEpochMilli).orElse(-1L),
+        h.isAlive() ? ProcessState.UNKNOWN : ProcessState.DEAD,
+        info.totalCpuDuration().orElse(Duration.ZERO),
+        info.command().map(c -> Path.of(c).getFileName().toString()).orElse(""));
   }
 
   @Override
   public Set<Long> findByEnvironment(String name, String value) {
     return procfs ? ProcFs.findByEnvironment(name, value) : Set.of();
+  }
+
+  @Override
+  public Set<Long> findByEnvironment(String name, String value, Collection<Long> candidates) {
+    return procfs ? ProcFs.findByEnvironment(name, value, candidates) : Set.of();
+  }
+
+  @Override
+  public EnvironmentEntry environmentEntry(long pid, String name, String value) {
+    return procfs
+        ? ProcFs.environmentEntry(pid, name, value)
+        : ProcessPlatform.super.environmentEntry(pid, name, value);
+  }
+
+  @Override
+  public Optional<String> environmentValue(long pid, String name) {
+    return procfs ? ProcFs.environmentValue(pid, name) : Optional.empty();
+  }
+
+  @Override
+  public Optional<ProcessInfo> info(long pid) {
+    requirePositive(pid);
+    if (procfs) {
+      return ProcFs.stat(pid);
+    }
+    return ProcessHandle.of(pid).map(JdkPlatform::row);
+  }
+
+  @Override
+  public List<Long> pids() {
+    return procfs ? ProcFs.pids() : ProcessHandle.allProcesses().map(ProcessHandle::pid).toList();
   }
 
   @Override

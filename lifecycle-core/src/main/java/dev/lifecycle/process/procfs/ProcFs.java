@@ -2,6 +2,8 @@ package dev.lifecycle.process.procfs;
 
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessInfo;
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.ProcessPlatform.EnvironmentEntry;
 import dev.lifecycle.process.ProcessState;
 import dev.lifecycle.process.ProcessTable;
 import java.io.File;
@@ -37,7 +39,7 @@ public final class ProcFs {
    * The {@link dev.lifecycle.process.ProcessPlatform#identityClock() identity clock} of identities
    * read here: clock ticks since boot, within the boot named by {@link #bootId()}.
    */
-  public static final String CLOCK = "linux-proc";
+  public static final String CLOCK = ProcessPlatform.LINUX_PROC_CLOCK;
 
   private static final int STAT_BUFFER = 1024;
 
@@ -174,35 +176,14 @@ public final class ProcFs {
     return found;
   }
 
-  /** What a process's environment area says about one {@code name=value} entry. */
-  public enum EnvironmentEntry {
-    /** The entry is there. */
-    PRESENT,
-    /**
-     * The area holds {@code KEY=VALUE} entries and this one is not among them: proof of absence (an
-     * environment is inherited at fork or replaced by exec, never edited in place by libc).
-     */
-    ABSENT,
-    /** The area is empty: a kernel thread, {@code env -i}, or a process inside execve. */
-    EMPTY,
-    /**
-     * The area holds something other than {@code KEY=VALUE} entries: the process overwrote it, for
-     * a process title (redis, nginx, postgres, setproctitle). Not proof of anything.
-     */
-    REWRITTEN,
-    /**
-     * The area cannot be read (another user's process without privilege) or the process is gone.
-     */
-    UNREADABLE
-  }
-
   /**
    * Classifies the environment area of {@code pid} for the entry {@code name=value}.
    *
    * @param pid the process id
    * @param name the variable's name
    * @param value its exact value
-   * @return whether the entry is there, absent, the area rewritten, or unreadable
+   * @return whether the entry is there, absent, the area empty, not laid out yet (inside execve;
+   *     kernel threads read so too), rewritten, or unreadable
    */
   public static EnvironmentEntry environmentEntry(long pid, String name, String value) {
     byte[] environ = readAll(Path.of("/proc/" + pid + "/environ"));
@@ -210,7 +191,7 @@ public final class ProcFs {
       return EnvironmentEntry.UNREADABLE;
     }
     if (environ.length == 0) {
-      return EnvironmentEntry.EMPTY;
+      return isInsideExec(pid) ? EnvironmentEntry.INSIDE_EXEC : EnvironmentEntry.EMPTY;
     }
     byte[] needle = (name + "=" + value).getBytes(StandardCharsets.UTF_8);
     if (containsEntry(environ, needle)) {
@@ -244,7 +225,7 @@ public final class ProcFs {
    * @param pid the process id
    * @return {@code true} if {@code env_end} reads 0
    */
-  public static boolean isInsideExec(long pid) {
+  static boolean isInsideExec(long pid) {
     byte[] stat = readAll(Path.of("/proc/" + pid + "/stat"));
     if (stat == null) {
       return false;
@@ -290,15 +271,33 @@ public final class ProcFs {
   }
 
   /**
-   * Whether the process exists and its environment reads as empty: a kernel thread, or a process
-   * inside execve (for a moment after the image switch the new environment is not laid out yet).
+   * The value of {@code name} in the environment of {@code pid} ({@code /proc/<pid>/environ}).
    *
    * @param pid the process id
-   * @return {@code true} if {@code /proc/<pid>/environ} was read and is empty
+   * @param name the variable's name
+   * @return the value, or empty when it is not set, the area is unreadable or the process is gone
    */
-  public static boolean hasEmptyEnvironment(long pid) {
+  public static Optional<String> environmentValue(long pid, String name) {
     byte[] environ = readAll(Path.of("/proc/" + pid + "/environ"));
-    return environ != null && environ.length == 0;
+    if (environ == null) {
+      return Optional.empty();
+    }
+    byte[] prefix = (name + "=").getBytes(StandardCharsets.UTF_8);
+    int start = 0;
+    for (int i = 0; i <= environ.length; i++) {
+      if (i == environ.length || environ[i] == 0) {
+        if (i - start >= prefix.length && regionEquals(environ, start, prefix)) {
+          return Optional.of(
+              new String(
+                  environ,
+                  start + prefix.length,
+                  i - start - prefix.length,
+                  StandardCharsets.UTF_8));
+        }
+        start = i + 1;
+      }
+    }
+    return Optional.empty();
   }
 
   /**

@@ -1,4 +1,4 @@
-package dev.lifecycle.process;
+package dev.lifecycle.internal;
 
 import java.nio.file.FileSystems;
 

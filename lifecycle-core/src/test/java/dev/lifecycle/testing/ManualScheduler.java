@@ -1,7 +1,10 @@
-package dev.lifecycle.time;
+package dev.lifecycle.testing;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.lifecycle.time.Limit;
+import dev.lifecycle.time.TimerHandle;
+import dev.lifecycle.time.TimerScheduler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -12,9 +15,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Virtual time: tasks run only inside {@link #advance}, in due order, on the calling thread. Every
  * schedule call is recorded. Like the system scheduler, a task that throws is caught (and kept in
- * {@link #failures()}) and long delays are clamped at {@link Limit#MAX}. Thread-safe.
+ * {@link #failures()}) and long delays are clamped at {@link Limit#MAX}. The one fake scheduler of
+ * lifecycle's tests (shared through lifecycle-core's test jar). Thread-safe.
  */
-final class ManualScheduler implements TimerScheduler {
+public final class ManualScheduler implements TimerScheduler {
   private final PriorityQueue<Entry> queue =
       new PriorityQueue<>(
           Comparator.comparingLong((Entry e) -> e.due).thenComparingLong(e -> e.seq));
@@ -30,9 +34,14 @@ final class ManualScheduler implements TimerScheduler {
       throw new IllegalArgumentException("Negative delay: " + delay);
     }
     scheduled.add(delay);
-    Entry entry = new Entry(now + Limit.saturatedNanos(delay), seq++, task);
+    Entry entry = new Entry(now + saturatedNanos(delay), seq++, task);
     queue.add(entry);
     return entry;
+  }
+
+  /** Nanoseconds of {@code delay}, at most those of {@link Limit#MAX}, as the system scheduler. */
+  private static long saturatedNanos(Duration delay) {
+    return delay.compareTo(Limit.MAX) > 0 ? Limit.MAX.toNanos() : delay.toNanos();
   }
 
   @Override
@@ -41,7 +50,7 @@ final class ManualScheduler implements TimerScheduler {
   }
 
   /** Moves virtual time forward by {@code by}, running every task that falls due on the way. */
-  void advance(Duration by) {
+  public void advance(Duration by) {
     long target;
     synchronized (this) {
       target = Math.addExact(now, by.toNanos());
@@ -62,16 +71,17 @@ final class ManualScheduler implements TimerScheduler {
   }
 
   /** Every delay passed to {@link #schedule}, in call order. */
-  synchronized List<Duration> scheduled() {
+  public synchronized List<Duration> scheduled() {
     return List.copyOf(scheduled);
   }
 
   /** Tasks still waiting to run. */
-  synchronized int pending() {
+  public synchronized int pending() {
     return (int) queue.stream().filter(Entry::isArmed).count();
   }
 
-  synchronized List<Throwable> failures() {
+  /** What the tasks that ran threw, in run order. */
+  public synchronized List<Throwable> failures() {
     return List.copyOf(failures);
   }
 

@@ -81,35 +81,57 @@ public final class Containment {
   }
 
   /**
-   * The JVM-wide decision from configuration, made on first use.
+   * The JVM-wide decision from configuration, made on first use and kept while its parent cgroup
+   * exists: when that cgroup has been removed (e.g. the one this JVM was in at first use), the next
+   * call decides again from the configuration and the JVM's cgroup as they are then.
    *
    * @return the decision for the configured mode and parent; an unusable mode is logged and {@code
    *     auto} used
    */
   public static Containment current() {
-    return Holder.INSTANCE;
+    Containment decided = decision;
+    if (decided == null || decided.isStale()) {
+      synchronized (Containment.class) {
+        decided = decision;
+        if (decided == null || decided.isStale()) {
+          decided = fromConfig();
+          decision = decided;
+          BY_MODE.clear();
+        }
+      }
+    }
+    return decided;
   }
 
-  private static final class Holder {
-    static final Containment INSTANCE = fromConfig();
-  }
+  private static volatile Containment decision;
 
   private static final java.util.Map<Mode, Containment> BY_MODE =
       new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
    * The decision for {@code mode} with the JVM's configured parent: {@link #current()} when that
-   * has this mode, else decided once per mode and kept.
+   * has this mode, else decided once per mode and kept while its parent cgroup exists.
    *
    * @param mode the mode asked for
-   * @return the decision, the same instance for a mode for the life of the JVM
+   * @return the decision for {@code mode}
    */
   public static Containment of(Mode mode) {
     Containment current = current();
     if (current.mode == mode) {
       return current;
     }
-    return BY_MODE.computeIfAbsent(mode, m -> decide(m, configuredParent()));
+    Containment decided = BY_MODE.computeIfAbsent(mode, m -> decide(m, configuredParent()));
+    if (decided.isStale()) {
+      Containment again = decide(mode, configuredParent());
+      BY_MODE.put(mode, again);
+      return again;
+    }
+    return decided;
+  }
+
+  /** Whether this decision's parent cgroup is gone, so trees can no longer be created under it. */
+  private boolean isStale() {
+    return parent.isPresent() && !parent.get().exists();
   }
 
   private static final Setting<Mode> MODE =

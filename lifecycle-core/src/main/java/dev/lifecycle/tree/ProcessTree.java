@@ -302,8 +302,8 @@ public final class ProcessTree implements AutoCloseable {
    * forked before the move; returns what could not be attributed.
    */
   private static List<ProcessIdentity> enterCheck(Cgroup own, SupervisedProcess child) {
-    // Read first: a write to cgroup.procs takes the kernel's global cgroup lock for writing (it
-    // waits for an RCU grace period and every fork in flight) even when the process is already in.
+    // Read first: a write to cgroup.procs takes the kernel's global cgroup_threadgroup_rwsem for
+    // writing (it waits for every fork in flight) even when the process is already inside.
     Optional<Cgroup> now = own.hierarchy().of(child.pid());
     if (now.isPresent() && now.get().equals(own)) {
       return List.of();

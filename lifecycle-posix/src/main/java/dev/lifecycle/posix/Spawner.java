@@ -108,8 +108,8 @@ final class Spawner {
    */
   private void enterCgroup(int pid, SpawnOptions options, List<String> command) throws IOException {
     dev.lifecycle.process.cgroup.Cgroup cgroup = options.cgroup().get();
-    // The shell may have moved itself already: a write would take the kernel's global cgroup lock
-    // (an RCU grace period, every fork in flight) for nothing.
+    // The shell may have moved itself already: a write would take the kernel's global
+    // cgroup_threadgroup_rwsem for writing (it waits for every fork in flight) for nothing.
     java.util.Optional<dev.lifecycle.process.cgroup.Cgroup> now = cgroup.hierarchy().of(pid);
     if (now.isPresent() && now.get().equals(cgroup)) {
       return;

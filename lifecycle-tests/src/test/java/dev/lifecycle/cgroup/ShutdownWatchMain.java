@@ -7,9 +7,9 @@ import dev.lifecycle.tree.TreeOptions;
 import java.time.Duration;
 
 /**
- * Run by {@link ShutdownWatchTest}: a CGROUP tree still running when {@code main} returns, and a
- * shutdown hook that waits (bounded) for the JDK's inotify thread to stop, then ends the tree,
- * which needs {@code populated 0} to be seen during shutdown.
+ * Run by {@link ShutdownWatchTest}: a CGROUP tree that ignores SIGTERM, still running when {@code
+ * main} returns, and a shutdown hook that waits (bounded) for the JDK's inotify thread to stop,
+ * then ends the tree, which needs SIGKILL and then {@code populated 0} seen during shutdown.
  */
 public final class ShutdownWatchMain {
   /** The thread the JDK's watch service reads inotify on (sun.nio.fs.AbstractPoller). */
@@ -20,7 +20,8 @@ public final class ShutdownWatchMain {
   public static void main(String[] args) throws Exception {
     ProcessTree tree =
         ProcessTree.spawn(
-            new ProcessBuilder("sleep", "30"),
+            // TERM ignored: the grace-0 termination must SIGKILL and then see populated 0
+            new ProcessBuilder("/bin/sh", "-c", "trap '' TERM; exec sleep 30"),
             TreeOptions.defaults().withContainment(Containment.Mode.REQUIRE_CGROUP));
     Runtime.getRuntime()
         .addShutdownHook(

@@ -3,7 +3,6 @@ package dev.lifecycle.process;
 import dev.lifecycle.process.cgroup.Cgroup;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.regex.Pattern;
 
 /**
@@ -92,7 +91,7 @@ public record SpawnOptions(
    * @return a random UUID in text form (36 characters), a valid cookie
    */
   public static String newCookie() {
-    return UUID.randomUUID().toString();
+    return dev.lifecycle.internal.Unguessable.uuid();
   }
 
   /**

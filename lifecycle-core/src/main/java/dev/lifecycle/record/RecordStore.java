@@ -6,6 +6,7 @@ import static java.nio.file.StandardOpenOption.READ;
 
 import dev.lifecycle.internal.AtomicFile;
 import dev.lifecycle.internal.FileLocks;
+import dev.lifecycle.internal.Unguessable;
 import dev.lifecycle.probe.EndpointProbe;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
@@ -22,7 +23,6 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -262,7 +262,7 @@ public final class RecordStore {
     String prefix = generationPrefix(checkName(name), self, platform.capabilities().platform());
     // Short: a Unix socket path inside it must stay under the kernel's 107 bytes.
     for (int attempt = 0; ; attempt++) {
-      String random = Long.toString(RANDOM.nextLong() & 0x1ffffffL, 36); // 5 characters
+      String random = Long.toString(Unguessable.nextLong() & 0x1ffffffL, 36); // 5 characters
       try {
         return Files.createDirectory(
             directory.resolve(prefix + random),
@@ -381,8 +381,6 @@ public final class RecordStore {
         + clockTag(clock)
         + "-";
   }
-
-  private static final SecureRandom RANDOM = new SecureRandom();
 
   private static final String GENERATION = ".gen-";
 

@@ -9,7 +9,6 @@ import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.UUID;
 import java.util.regex.Pattern;
 
 /**
@@ -93,7 +92,12 @@ public record SessionRecord(
       Endpoint endpoint,
       Map<ArtifactKind, Path> artifacts) {
     return new SessionRecord(
-        owner, identityClock, endpoint, artifacts, UUID.randomUUID().toString(), Instant.now());
+        owner,
+        identityClock,
+        endpoint,
+        artifacts,
+        dev.lifecycle.internal.Unguessable.uuid(),
+        Instant.now());
   }
 
   /**

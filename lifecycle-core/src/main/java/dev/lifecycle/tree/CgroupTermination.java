@@ -7,6 +7,7 @@ import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.SignalResult;
+import dev.lifecycle.process.SupervisedProcess;
 import dev.lifecycle.process.cgroup.Cgroup;
 import java.io.IOException;
 import java.time.Duration;
@@ -21,7 +22,6 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,7 +48,7 @@ final class CgroupTermination {
   private final Duration grace;
   private long termSentAt;
   private final TreeOptions options;
-  private final BooleanSupplier reapLeader;
+  private final SupervisedProcess leaderProcess;
   private final String tierReason;
   private final String leaderText;
   private final List<ProcessIdentity> entryUnattributed;
@@ -71,7 +71,7 @@ final class CgroupTermination {
       boolean groupSignals,
       Duration grace,
       TreeOptions options,
-      BooleanSupplier reapLeader,
+      SupervisedProcess leaderProcess,
       String tierReason,
       String leaderText,
       List<ProcessIdentity> entryUnattributed) {
@@ -82,7 +82,7 @@ final class CgroupTermination {
     this.groupSignals = groupSignals && groupId > 1;
     this.grace = TreeOptions.check(grace, "grace");
     this.options = options;
-    this.reapLeader = reapLeader;
+    this.leaderProcess = leaderProcess;
     this.tierReason = tierReason;
     this.leaderText = leaderText;
     this.entryUnattributed = entryUnattributed;
@@ -138,7 +138,9 @@ final class CgroupTermination {
                 + " tree's and is still running outside the cgroup");
       }
     }
-    if (survivors.isEmpty()) {
+    // An already empty cgroup is being removed by the tree's populated-0 handler (CgroupRemoval):
+    // its rmdir waits for the kernel's cgroup lock, which a close of an exited tree need not.
+    if (survivors.isEmpty() && stage != TerminationReport.Stage.ALREADY_GONE) {
       remove();
     }
     if (interrupted) {
@@ -361,14 +363,14 @@ final class CgroupTermination {
   }
 
   private void reap() {
-    if (reapLeader != null && platform.probe(leader) == Liveness.GONE) {
-      reaped = reapLeader.getAsBoolean(); // last: the group id is free from here on
+    if (platform.probe(leader) == Liveness.GONE) {
+      reaped = leaderProcess.reap(); // last: the group id is free from here on
     }
   }
 
   private void remove() {
     try {
-      if (!cgroup.remove()) {
+      if (!CgroupRemoval.remove(cgroup)) {
         problems.add(cgroup + " could not be removed (EBUSY: populated)");
       }
     } catch (IOException e) {

@@ -101,13 +101,15 @@ public final class ProcessTree implements AutoCloseable {
     this.scanner = new TreeScanner(platform, scope);
     // The cgroup goes as soon as it is empty, terminate() or not: nothing of ours stays behind.
     cgroup.ifPresent(
-        c ->
-            c.onEmpty()
-                .thenRun(
-                    () -> {
-                      exit.complete(this);
-                      removeQuietly(c);
-                    }));
+        c -> {
+          CgroupRemoval.track(c);
+          c.onEmpty()
+              .thenRun(
+                  () -> {
+                    exit.complete(this);
+                    CgroupRemoval.removeQuietly(c);
+                  });
+        });
   }
 
   private static void removeQuietly(Cgroup c) {
@@ -307,8 +309,14 @@ public final class ProcessTree implements AutoCloseable {
    * forked before the move; returns what could not be attributed.
    */
   private static List<ProcessIdentity> enterCheck(Cgroup own, SupervisedProcess child) {
+    // Read first: a write to cgroup.procs takes the kernel's global cgroup_threadgroup_rwsem for
+    // writing (it waits for every fork in flight) even when the process is already inside.
+    Optional<Cgroup> now = own.hierarchy().of(child.pid());
+    if (now.isPresent() && now.get().equals(own)) {
+      return List.of();
+    }
     try {
-      own.enter(child.pid()); // a no-op when the platform already moved it
+      own.enter(child.pid());
     } catch (IOException e) {
       LOG.debug("leader {} not moved again (exited?): {}", child.pid(), e.getMessage());
     }
@@ -554,9 +562,9 @@ public final class ProcessTree implements AutoCloseable {
                       groupSignals,
                       grace,
                       options,
-                      leader::reap,
+                      leader,
                       tierReason,
-                      leader.pid() + " (" + leaderText + ")",
+                      reportLabel(),
                       entryUnattributed)
                   .run()
               : sessionTermination(grace);
@@ -582,10 +590,12 @@ public final class ProcessTree implements AutoCloseable {
             platform, scanner, groupSignals, grace, options, null, Duration.ZERO, leader::reap);
     TerminationReport report = termination.run();
     return report.withContainment(
-        ContainmentTier.SESSION,
-        tierReason,
-        termination.unprovable(),
-        leader.pid() + " (" + leaderText + ")");
+        ContainmentTier.SESSION, tierReason, termination.unprovable(), reportLabel());
+  }
+
+  /** {@code <pid> (<command>)}; by concat, not {@code +}: no invokedynamic to link at close. */
+  private String reportLabel() {
+    return Long.toString(leader.pid()).concat(" (").concat(leaderText).concat(")");
   }
 
   /** Terminates with the default grace; returns once the tree is gone (or reported surviving). */

@@ -183,7 +183,18 @@ final class Termination {
         // scan (a /proc snapshot) then overlaps the grace instead of preceding it.
         // The table is read first, so every member the group signal reaches is in the report,
         // including those that exit at once.
-        if (scope.anchorIsMember() && groupSignals) {
+        boolean leaderRuns =
+            scope.anchorIsMember() && platform.probe(scope.anchor()) == Liveness.ALIVE;
+        if (scope.anchorIsMember() && !leaderRuns) {
+          // The leader has exited: most such trees are gone, and one scan with the cookie proves
+          // it (a scan without it first would only be repeated).
+          if (observe(true).isEmpty()) {
+            alreadyGone = true;
+            yield State.REAP;
+          }
+          yield State.TERM;
+        }
+        if (leaderRuns && groupSignals) {
           observe(false);
           if (earlyGroupTerm()) {
             yield State.TERM;

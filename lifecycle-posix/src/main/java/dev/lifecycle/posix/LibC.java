@@ -100,13 +100,4 @@ final class LibC {
   static String describe(int errno) {
     return "error=" + errno + ", " + strerror(errno);
   }
-
-  /** An optional libc symbol (a GNU or Apple extension), or {@code null} when absent. */
-  static com.sun.jna.Function optional(String name) {
-    try {
-      return LIBRARY.getFunction(name);
-    } catch (UnsatisfiedLinkError absent) {
-      return null;
-    }
-  }
 }

@@ -35,7 +35,7 @@ final class LinuxC {
 
   static native int epoll_ctl(int epfd, int op, int fd, Pointer event);
 
-  static native int poll(Pointer fds, long nfds, int timeoutMillis);
+  static native int poll(int[] fds, long nfds, int timeoutMillis);
 
   static native int epoll_wait(int epfd, Pointer events, int maxEvents, int timeoutMillis);
 

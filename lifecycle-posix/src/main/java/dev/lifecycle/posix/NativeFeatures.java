@@ -1,6 +1,5 @@
 package dev.lifecycle.posix;
 
-import com.sun.jna.Function;
 import com.sun.jna.Memory;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -13,19 +12,18 @@ import java.util.Map;
  * flags by a trial {@code posix_spawnattr_setflags}, pidfd support by a trial {@code
  * pidfd_open(getpid())} plus {@code waitid(P_PIDFD)}.
  *
- * @param addclosefrom {@code posix_spawn_file_actions_addclosefrom_np} (glibc >= 2.34), or null
- * @param addchdir {@code posix_spawn_file_actions_addchdir_np} (glibc >= 2.29, macOS 10.15), or
- *     null
- * @param addinherit {@code posix_spawn_file_actions_addinherit_np} (macOS), or null
+ * @param addclosefrom whether {@link OptionalLibC.CloseFrom} is bound (glibc >= 2.34)
+ * @param addchdir whether {@link OptionalLibC.Chdir} is bound (glibc >= 2.29, macOS 10.15)
+ * @param addinherit whether {@link OptionalLibC.Inherit} is bound (macOS)
  */
 record NativeFeatures(
     OsConstants os,
     String kernel,
     String libc,
     boolean spawnSetsid,
-    Function addclosefrom,
-    Function addchdir,
-    Function addinherit,
+    boolean addclosefrom,
+    boolean addchdir,
+    boolean addinherit,
     boolean pidfd) {
 
   static NativeFeatures detect(OsConstants os) {
@@ -34,9 +32,9 @@ record NativeFeatures(
         readKernel(),
         readLibc(),
         acceptsSpawnFlags((short) (os.spawnSetsid | os.spawnCloexecDefault)),
-        LibC.optional("posix_spawn_file_actions_addclosefrom_np"),
-        LibC.optional("posix_spawn_file_actions_addchdir_np"),
-        LibC.optional("posix_spawn_file_actions_addinherit_np"),
+        OptionalLibC.bind(OptionalLibC.CloseFrom.class),
+        OptionalLibC.bind(OptionalLibC.Chdir.class),
+        !os.isLinux() && OptionalLibC.bind(OptionalLibC.Inherit.class),
         os.isLinux() && pidfdWorks(os));
   }
 
@@ -48,10 +46,10 @@ record NativeFeatures(
     details.put("spawn.setsid", Boolean.toString(spawnSetsid));
     details.put(
         "spawn.closeFds",
-        addclosefrom != null
+        addclosefrom
             ? "addclosefrom_np"
             : os.spawnCloexecDefault != 0 ? "POSIX_SPAWN_CLOEXEC_DEFAULT" : "addclose per open fd");
-    details.put("spawn.chdir", addchdir != null ? "addchdir_np" : "unsupported");
+    details.put("spawn.chdir", addchdir ? "addchdir_np" : "unsupported");
     details.put("pidfd", Boolean.toString(pidfd));
     details.put("exitWatch", pidfd ? "pidfd+epoll, one thread" : "waitid, one thread per child");
     return details;
@@ -66,8 +64,9 @@ record NativeFeatures(
   }
 
   private static String readLibc() {
-    Function version = LibC.optional("gnu_get_libc_version");
-    return version == null ? "unknown (not glibc)" : "glibc " + version.invokeString(null, false);
+    return OptionalLibC.bind(OptionalLibC.GlibcVersion.class)
+        ? "glibc " + OptionalLibC.GlibcVersion.gnu_get_libc_version()
+        : "unknown (not glibc)";
   }
 
   /** glibc and musl reject unknown flags with EINVAL, so this tells whether SETSID exists. */

@@ -1,12 +1,15 @@
 package dev.lifecycle.posix;
 
-import com.sun.jna.Memory;
+import java.nio.ByteOrder;
 
 /** Exit checks through pidfds (Linux >= 5.3): a pidfd polls readable once its process exited. */
 final class Pidfds {
-  private static final short POLLIN = 0x1;
-  // struct pollfd { int fd; short events; short revents; }, one per thread: no malloc per probe
-  private static final ThreadLocal<Memory> POLLFD = ThreadLocal.withInitial(() -> new Memory(8));
+  private static final int POLLIN = 0x1;
+  // struct pollfd { int fd; short events; short revents; } as two ints: the shorts share the
+  // second, in the machine's byte order. An int[] is passed by copy (no Memory, no JNI accessors).
+  private static final boolean LITTLE = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+  private static final int EVENTS_SHIFT = LITTLE ? 0 : 16;
+  private static final int REVENTS_SHIFT = LITTLE ? 16 : 0;
 
   private Pidfds() {}
 
@@ -16,13 +19,10 @@ final class Pidfds {
    * @return 1 exited, 0 running, -1 when poll failed (the caller falls back to /proc)
    */
   static int exited(int pidfd) {
-    Memory fds = POLLFD.get();
-    fds.setInt(0, pidfd);
-    fds.setShort(4, POLLIN);
-    fds.setShort(6, (short) 0);
+    int[] fds = {pidfd, POLLIN << EVENTS_SHIFT};
     if (LinuxC.poll(fds, 1, 0) < 0) {
       return -1;
     }
-    return (fds.getShort(6) & POLLIN) != 0 ? 1 : 0;
+    return ((fds[1] >>> REVENTS_SHIFT) & POLLIN) != 0 ? 1 : 0;
   }
 }

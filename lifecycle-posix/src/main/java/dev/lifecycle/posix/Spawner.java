@@ -108,8 +108,15 @@ final class Spawner {
    * for containment.
    */
   private void enterCgroup(int pid, SpawnOptions options, List<String> command) throws IOException {
+    dev.lifecycle.process.cgroup.Cgroup cgroup = options.cgroup().get();
+    // The shell may have moved itself already: a write would take the kernel's global
+    // cgroup_threadgroup_rwsem for writing (it waits for every fork in flight) for nothing.
+    java.util.Optional<dev.lifecycle.process.cgroup.Cgroup> now = cgroup.hierarchy().of(pid);
+    if (now.isPresent() && now.get().equals(cgroup)) {
+      return;
+    }
     try {
-      options.cgroup().get().enterUnlessExited(pid);
+      cgroup.enterUnlessExited(pid);
     } catch (IOException e) {
       LibC.kill(pid, features.os().signal(Signal.KILL));
       Memory info = new Memory(OsConstants.SIGINFO_SIZE);
@@ -161,8 +168,10 @@ final class Spawner {
   }
 
   private void closeOtherFds(Pointer actions) throws IOException {
-    if (features.addclosefrom() != null) {
-      check(features.addclosefrom().invokeInt(new Object[] {actions, 3}), "addclosefrom_np 3");
+    if (features.addclosefrom()) {
+      check(
+          OptionalLibC.CloseFrom.posix_spawn_file_actions_addclosefrom_np(actions, 3),
+          "addclosefrom_np 3");
     } else if (features.os().spawnCloexecDefault == 0) {
       try (DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc/self/fd"))) {
         for (Path fd : fds) {
@@ -180,14 +189,14 @@ final class Spawner {
     if (directory == null) {
       return;
     }
-    if (features.addchdir() == null) {
+    if (!features.addchdir()) {
       throw failure(
           command,
           directory,
           "a working directory needs posix_spawn_file_actions_addchdir_np (glibc >= 2.29)");
     }
     byte[] path = LibC.cString(directory.getPath());
-    check(features.addchdir().invokeInt(new Object[] {actions, path}), "addchdir_np");
+    check(OptionalLibC.Chdir.posix_spawn_file_actions_addchdir_np(actions, path), "addchdir_np");
   }
 
   private static List<String> environment(ProcessBuilder builder, SpawnOptions options) {

@@ -101,8 +101,10 @@ final class Stdio implements Closeable {
         return pipe(fd, actions);
       }
       case INHERIT -> {
-        if (features.addinherit() != null) { // macOS: CLOEXEC_DEFAULT would close it otherwise
-          check(features.addinherit().invokeInt(new Object[] {actions, fd}), "inherit fd " + fd);
+        if (features.addinherit()) { // macOS: CLOEXEC_DEFAULT would close it otherwise
+          check(
+              OptionalLibC.Inherit.posix_spawn_file_actions_addinherit_np(actions, fd),
+              "inherit fd " + fd);
         }
       }
       case READ -> open(fd, redirect.file(), OsConstants.O_RDONLY, actions);

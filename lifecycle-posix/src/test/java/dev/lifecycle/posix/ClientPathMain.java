@@ -1,11 +1,12 @@
 package dev.lifecycle.posix;
 
 import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.SpawnOptions;
 
 /**
  * Run by {@link LazyLoadingTest} with class loading logged: what a client does (identify, probe,
- * the process table), then a marker line, then {@link ProcessPlatform#capabilities()}, which loads
- * the platform.
+ * the process table, a tree cookie), then a marker line, then {@link
+ * ProcessPlatform#capabilities()}, which loads the platform.
  */
 public final class ClientPathMain {
   private ClientPathMain() {}
@@ -17,6 +18,7 @@ public final class ClientPathMain {
     System.out.println("clock " + platform.identityClock());
     System.out.println("table " + (platform.snapshot().size() > 1));
     System.out.println("group " + (platform.selfProcessGroup() > 0));
+    System.out.println("cookie " + SpawnOptions.newCookie().length()); // every tree draws one
     System.out.println("=== loading the platform");
     System.out.println(platform.capabilities().platform());
   }

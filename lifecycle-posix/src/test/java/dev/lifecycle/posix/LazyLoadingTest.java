@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A client's reads through {@link dev.lifecycle.process.ProcessPlatform#get()} load neither JNA nor
- * any class of this module; the first call that needs the platform loads both.
+ * any class of this module, and drawing a tree cookie starts no {@link java.security.SecureRandom};
+ * the first call that needs the platform loads both.
  */
 class LazyLoadingTest {
 
@@ -38,10 +39,13 @@ class LazyLoadingTest {
         output.substring(0, marker).replace(ClientPathMain.class.getName() + " source", "main");
     String after = output.substring(marker);
     assertThat(before)
-        .contains("probe self ALIVE", "probe 1 ALIVE", "clock linux-proc", "table true")
+        .contains(
+            "probe self ALIVE", "probe 1 ALIVE", "clock linux-proc", "table true", "cookie 36")
         .doesNotContain("com.sun.jna.")
         .doesNotContain("dev.lifecycle.posix.")
-        .doesNotContain("PlatformLoader$Resolved"); // no provider lookup yet
+        .doesNotContain("PlatformLoader$Resolved") // no provider lookup yet
+        // cookies come from /dev/urandom: no security provider is looked up and seeded
+        .doesNotContain("java.security.SecureRandom ");
     assertThat(after)
         .contains(
             "PlatformLoader$Resolved", "com.sun.jna.Native ", "dev.lifecycle.posix.PosixPlatform ");

@@ -223,8 +223,12 @@ public final class Cgroup {
 
   private static List<Path> subdirectories(Path dir) throws IOException {
     List<Path> out = new ArrayList<>();
-    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir, Files::isDirectory)) {
-      entries.forEach(out::add);
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+      for (Path entry : entries) { // a plain loop: no lambda to spin up in a short-lived JVM
+        if (Files.isDirectory(entry)) {
+          out.add(entry);
+        }
+      }
     } catch (NoSuchFileException e) {
       return out;
     } catch (IOException e) {

@@ -20,18 +20,55 @@ import org.slf4j.LoggerFactory;
  * Observes {@code populated 0} of any number of cgroups with one inotify instance (the JDK's
  * WatchService) and one daemon thread: the kernel reports every change of {@code cgroup.events} as
  * a modification in the cgroup's directory. No polling; each event re-reads the one small file.
+ *
+ * <p>The JDK's watch service reads inotify on a thread of its own that sits in native code, and
+ * HotSpot's final safepoint waits up to ~300 ms for threads in native code. So from the start of
+ * shutdown (a hook) the service is closed and every waiter, present or future, is served by polling
+ * with backoff (1 ms doubling to 1 s) on a Java thread: shutdown hooks that end trees still see
+ * their cgroups empty, and the JVM's exit is not held up.
  */
 final class CgroupWatcher {
   private static final Logger LOG = LoggerFactory.getLogger(CgroupWatcher.class);
 
   private final WatchService service;
   private final Map<WatchKey, Entry> entries = new HashMap<>(); // guarded by this
+  private boolean closed; // guarded by this: shutdown began, waiters are polled
 
   private record Entry(Cgroup cgroup, List<CompletableFuture<Cgroup>> waiters) {}
 
   private CgroupWatcher(WatchService service) {
     this.service = service;
     Threads.startDaemon("lifecycle-cgroup-watch", this::loop);
+    try {
+      Runtime.getRuntime().addShutdownHook(new Thread(this::close, "lifecycle-cgroup-watch-stop"));
+    } catch (IllegalStateException shuttingDown) {
+      close();
+    }
+  }
+
+  /** Closes the watch service (its thread leaves native code) and polls every waiter instead. */
+  private void close() {
+    List<Entry> left = new ArrayList<>();
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      for (Entry entry : entries.values()) {
+        left.add(new Entry(entry.cgroup(), List.copyOf(entry.waiters())));
+      }
+      entries.clear();
+    }
+    try {
+      service.close();
+    } catch (IOException e) {
+      LOG.debug("cannot close the cgroup watch service", e);
+    }
+    for (Entry entry : left) {
+      for (CompletableFuture<Cgroup> waiter : entry.waiters()) {
+        poll(entry.cgroup(), waiter, 1);
+      }
+    }
   }
 
   static CgroupWatcher get() {
@@ -52,6 +89,12 @@ final class CgroupWatcher {
 
   CompletableFuture<Cgroup> whenEmpty(Cgroup cgroup) {
     CompletableFuture<Cgroup> future = new CompletableFuture<>();
+    synchronized (this) {
+      if (closed) {
+        poll(cgroup, future, 1);
+        return future;
+      }
+    }
     WatchKey key;
     try {
       // Register first, then read: a change between the two is then never missed.
@@ -59,13 +102,18 @@ final class CgroupWatcher {
     } catch (NoSuchFileException e) {
       future.complete(cgroup); // removed: nothing can be in it
       return future;
-    } catch (IOException e) {
-      // No watch (inotify limits): poll with backoff rather than claim what was not seen.
+    } catch (IOException | ClosedWatchServiceException e) {
+      // No watch (inotify limits, or shutdown began): poll with backoff rather than claim what was
+      // not seen.
       LOG.debug("cannot watch {}; polling it", cgroup, e);
       poll(cgroup, future, 10);
       return future;
     }
     synchronized (this) {
+      if (closed) {
+        poll(cgroup, future, 1);
+        return future;
+      }
       entries.computeIfAbsent(key, k -> new Entry(cgroup, new ArrayList<>())).waiters().add(future);
     }
     future.whenComplete((c, t) -> forget(key, future)); // cancelled or completed

@@ -1,7 +1,7 @@
 package dev.lifecycle.process.cgroup;
 
+import dev.lifecycle.internal.Unguessable;
 import java.io.IOException;
-import java.security.SecureRandom;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
@@ -25,7 +25,6 @@ public final class OwnedCgroups {
   private static final Pattern NAME =
       Pattern.compile("lifecycle-([0-9]{1,10})-([0-9]{1,20})-[0-9]+-[0-9a-f]{8}");
   private static final AtomicLong COUNTER = new AtomicLong();
-  private static final SecureRandom RANDOM = new SecureRandom();
 
   private OwnedCgroups() {}
 
@@ -48,7 +47,13 @@ public final class OwnedCgroups {
         + "-"
         + COUNTER.incrementAndGet()
         + "-"
-        + String.format("%08x", RANDOM.nextInt());
+        + hex8((int) Unguessable.nextLong());
+  }
+
+  /** Eight lower-case hex digits, without Formatter (costly to start in a short-lived JVM). */
+  private static String hex8(int value) {
+    String hex = Integer.toHexString(value);
+    return "00000000".substring(hex.length()) + hex;
   }
 
   /** Judges, on proof only, whether the owner a name records is gone. */

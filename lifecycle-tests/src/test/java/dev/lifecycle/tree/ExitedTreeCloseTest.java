@@ -1,0 +1,236 @@
+package dev.lifecycle.tree;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lifecycle.cgroup.Cgroups;
+import dev.lifecycle.process.Capabilities;
+import dev.lifecycle.process.Containment;
+import dev.lifecycle.process.ContainmentTier;
+import dev.lifecycle.process.Liveness;
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.ProcessTable;
+import dev.lifecycle.process.Signal;
+import dev.lifecycle.process.SignalResult;
+import dev.lifecycle.process.SpawnOptions;
+import dev.lifecycle.process.SupervisedProcess;
+import dev.lifecycle.process.cgroup.Cgroup;
+import dev.lifecycle.process.cgroup.OwnedCgroups;
+import dev.lifecycle.testing.Await;
+import dev.lifecycle.testkit.NoProcessLeaks;
+import dev.lifecycle.tree.TerminationReport.Stage;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Closing a tree whose leader already exited (the common end of a CLI's child) does only the work
+ * its tier needs for the proof: in the CGROUP tier {@code populated 0} is the kernel's proof and no
+ * process table is read at all; in the SESSION tier one scan with the cookie search, not three. The
+ * report stays what it was: ALREADY_GONE, nothing signalled, complete exactly when nothing was
+ * unprovable. (Speed is in {@code WholeProcessHarness}; this pins the work, not the time.)
+ */
+@NoProcessLeaks
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ExitedTreeCloseTest {
+  private static final Duration BOUND = Duration.ofSeconds(15);
+  private final TreeReaper reaper = new TreeReaper();
+
+  @AfterEach
+  void killEverythingStarted() {
+    reaper.killAll();
+  }
+
+  @Test
+  void anExitedCgroupTreeClosesWithoutReadingTheProcessTable() throws Exception {
+    Cgroups.writableParentOrSkip();
+    CountingPlatform platform = new CountingPlatform(ProcessPlatform.get());
+    ProcessTree tree =
+        reaper.track(
+            ProcessTree.spawn(
+                platform,
+                new ProcessBuilder("/bin/true"),
+                TreeOptions.defaults().withContainment(Containment.Mode.REQUIRE_CGROUP)));
+    assertThat(tree.tier()).isEqualTo(ContainmentTier.CGROUP);
+    Cgroup cgroup = tree.cgroup().orElseThrow();
+    assertThat(tree.leader().waitFor(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    platform.reads.set(0);
+
+    TerminationReport report = tree.terminate();
+
+    System.out.println(report);
+    assertThat(platform.reads.get()).as("process-table and environment reads").isZero();
+    assertThat(report.tier()).isEqualTo(ContainmentTier.CGROUP);
+    assertThat(report.endedBy()).isEqualTo(Stage.ALREADY_GONE);
+    assertThat(report.terminated()).isEmpty();
+    assertThat(report.killed()).isEmpty();
+    assertThat(report.isComplete()).isTrue();
+    assertThat(report.unprovable()).isEmpty();
+    assertThat(platform.probe(tree.leaderIdentity())).isNotEqualTo(Liveness.ALIVE);
+    Await.until(BOUND, "cgroup removed", cgroup::exists, exists -> !exists);
+  }
+
+  @Test
+  void anExitedSessionTreeClosesWithOneScanThatIncludesTheCookieSearch() throws Exception {
+    CountingPlatform platform = new CountingPlatform(ProcessPlatform.get());
+    ProcessTree tree =
+        reaper.track(
+            ProcessTree.spawn(
+                platform,
+                new ProcessBuilder("/bin/true"),
+                TreeOptions.defaults().withContainment(Containment.Mode.SESSION)));
+    assertThat(tree.tier()).isEqualTo(ContainmentTier.SESSION);
+    assertThat(tree.leader().waitFor(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    platform.snapshots.set(0);
+    platform.reads.set(0);
+
+    TerminationReport report = tree.terminate();
+
+    System.out.println(report);
+    assertThat(platform.snapshots.get()).as("process-table snapshots").isEqualTo(1);
+    assertThat(report.tier()).isEqualTo(ContainmentTier.SESSION);
+    assertThat(report.endedBy()).isEqualTo(Stage.ALREADY_GONE);
+    assertThat(report.terminated()).isEmpty();
+    assertThat(report.killed()).isEmpty();
+    // The one scan searched the cookie: what it could not rule out is named, and only then is the
+    // report incomplete.
+    assertThat(report.isComplete()).isEqualTo(report.unprovable().isEmpty());
+    assertThat(platform.probe(tree.leaderIdentity())).isNotEqualTo(Liveness.ALIVE);
+  }
+
+  /**
+   * The safety net behind the asynchronous removal: at JVM exit every tracked cgroup that is empty
+   * is removed, and a populated one is left to its processes (the kernel refuses it anyway).
+   */
+  @Test
+  void pendingCgroupsAreRemovedAtExitUnlessPopulated() throws Exception {
+    Cgroup parent = Cgroups.writableParentOrSkip();
+    ProcessIdentity self = ProcessPlatform.get().self();
+    Cgroup empty = parent.createChild(OwnedCgroups.newName(self.pid(), self.startTime()));
+    Cgroup busy = parent.createChild(OwnedCgroups.newName(self.pid(), self.startTime()));
+    Process sleeper = new ProcessBuilder("sleep", "30").start();
+    try {
+      busy.enter(sleeper.pid());
+      CgroupRemoval.track(empty);
+      CgroupRemoval.track(busy);
+
+      CgroupRemoval.finishPending();
+
+      assertThat(empty.exists()).isFalse();
+      assertThat(busy.exists()).isTrue();
+    } finally {
+      sleeper.destroyForcibly();
+      sleeper.waitFor(BOUND.toSeconds(), TimeUnit.SECONDS);
+      Await.until(BOUND, "the emptied cgroup removed", () -> removed(busy));
+      removed(empty);
+    }
+  }
+
+  private static boolean removed(Cgroup cgroup) {
+    try {
+      return CgroupRemoval.remove(cgroup);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The real platform, counting the reads that cost a walk over every process. */
+  static final class CountingPlatform implements ProcessPlatform {
+    private final ProcessPlatform real;
+    final AtomicInteger snapshots = new AtomicInteger();
+    final AtomicInteger reads = new AtomicInteger(); // snapshots and environment searches
+
+    CountingPlatform(ProcessPlatform real) {
+      this.real = real;
+    }
+
+    @Override
+    public ProcessTable snapshot() {
+      snapshots.incrementAndGet();
+      reads.incrementAndGet();
+      return real.snapshot();
+    }
+
+    @Override
+    public Set<Long> findByEnvironment(String name, String value) {
+      reads.incrementAndGet();
+      return real.findByEnvironment(name, value);
+    }
+
+    @Override
+    public Set<Long> findByEnvironment(String name, String value, Collection<Long> candidates) {
+      reads.incrementAndGet();
+      return real.findByEnvironment(name, value, candidates);
+    }
+
+    @Override
+    public Capabilities capabilities() {
+      return real.capabilities();
+    }
+
+    @Override
+    public String identityClock() {
+      return real.identityClock();
+    }
+
+    @Override
+    public SupervisedProcess spawn(ProcessBuilder builder, SpawnOptions options)
+        throws IOException {
+      return real.spawn(builder, options);
+    }
+
+    @Override
+    public ProcessIdentity self() {
+      return real.self();
+    }
+
+    @Override
+    public long selfProcessGroup() {
+      return real.selfProcessGroup();
+    }
+
+    @Override
+    public Optional<ProcessIdentity> identify(long pid) {
+      return real.identify(pid);
+    }
+
+    @Override
+    public Liveness probe(long pid) {
+      return real.probe(pid);
+    }
+
+    @Override
+    public Liveness probe(ProcessIdentity identity) {
+      return real.probe(identity);
+    }
+
+    @Override
+    public SignalResult signal(ProcessIdentity identity, Signal signal) {
+      return real.signal(identity, signal);
+    }
+
+    @Override
+    public SignalResult signalGroup(long pgid, Signal signal) {
+      return real.signalGroup(pgid, signal);
+    }
+
+    @Override
+    public boolean reapAdopted(ProcessIdentity zombie) {
+      return real.reapAdopted(zombie);
+    }
+
+    @Override
+    public Optional<List<String>> commandLine(long pid) {
+      return real.commandLine(pid);
+    }
+  }
+}

@@ -76,6 +76,9 @@ final class Termination {
 
   private static final long SETTLE_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
   private static final Duration PROBE_POLL = Duration.ofMillis(2);
+  // Probing known members is the cheap way to see a SIGKILLed tree go; a member still alive after
+  // this long is checked by scans, which also see a member that left the group.
+  private static final Duration PROBE_WINDOW = Duration.ofMillis(250);
 
   private final ProcessPlatform platform;
   private final TreeScanner scanner;
@@ -89,6 +92,9 @@ final class Termination {
 
   private final Set<ProcessIdentity> termed = new HashSet<>();
   private final Set<ProcessIdentity> killed = new HashSet<>();
+  // SIGKILL sent to the process itself, not only to the group it was last seen in: a member that
+  // left the group (setsid) after it was seen there missed the group's SIGKILL.
+  private final Set<ProcessIdentity> killedDirectly = new HashSet<>();
   private final Set<Long> termedPids = new LinkedHashSet<>();
   private final Set<Long> killedPids = new LinkedHashSet<>();
   private final Map<ProcessIdentity, TreeMember> escapees = new LinkedHashMap<>();
@@ -245,8 +251,8 @@ final class Termination {
         long deadline = System.nanoTime() + options.verifyTimeout().toNanos();
         // Probe the known members every few ms (kill 0 + pidfd, microseconds each), then one full
         // scan with the cookie confirms; full scans with backoff only if something is left.
-        awaitProbedGone(last.all(), deadline);
-        awaitGone(deadline, Signal.KILL, m -> !killed.contains(m.identity()), false, true);
+        awaitProbedGone(last.all(), Math.min(deadline, System.nanoTime() + PROBE_WINDOW.toNanos()));
+        awaitGone(deadline, Signal.KILL, this::missedTheKill, false, true);
         yield State.SWEEP;
       }
       case SWEEP -> confirmedEmpty && !unsettled ? State.REAP : sweep();
@@ -306,7 +312,7 @@ final class Termination {
     if (alive.isEmpty()) {
       return State.REAP;
     }
-    List<TreeMember> fresh = alive.stream().filter(m -> !killed.contains(m.identity())).toList();
+    List<TreeMember> fresh = alive.stream().filter(this::missedTheKill).toList();
     if (fresh.isEmpty() || ++sweepRounds > MAX_SWEEP_ROUNDS) {
       survivors = alive; // already sent SIGKILL and outlived the verification
       return State.REAP;
@@ -320,8 +326,18 @@ final class Termination {
     }
     signal(observe(false).all(), Signal.KILL, true);
     long deadline = System.nanoTime() + options.verifyTimeout().toNanos();
-    awaitGone(deadline, Signal.KILL, m -> !killed.contains(m.identity()), false, false);
+    awaitGone(deadline, Signal.KILL, this::missedTheKill, false, false);
     return State.SWEEP;
+  }
+
+  /**
+   * Whether {@code member} (as just observed) may not have received SIGKILL: never sent one, or
+   * sent only its group's while it is now outside that group (it left between the observation the
+   * group signal went by and the signal).
+   */
+  private boolean missedTheKill(TreeMember member) {
+    return !killed.contains(member.identity())
+        || (!inGroup(member) && !killedDirectly.contains(member.identity()));
   }
 
   /** Scans, leaving out processes found not to be ours, and remembering every escapee seen. */
@@ -450,7 +466,12 @@ final class Termination {
       return;
     }
     switch (result) {
-      case DELIVERED -> record(target, signal);
+      case DELIVERED -> {
+        record(target, signal);
+        if (signal == Signal.KILL) {
+          killedDirectly.add(target.identity());
+        }
+      }
       case IDENTITY_MISMATCH -> skipped.add(target.identity());
       case NOT_PERMITTED -> problems.add("not permitted to signal " + target);
       case GONE -> {}

@@ -19,14 +19,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A real platform with two test levers: it can misreport a pid's start time in snapshots (so the
- * tree holds an identity that no longer matches the process: as after pid reuse), and it can spawn
- * without a new session (so the child shares the JVM's group). It records every group signal.
+ * tree holds an identity that no longer matches the process: as after pid reuse), it can spawn
+ * without a new session (so the child shares the JVM's group), and it can run a hook right before a
+ * group SIGKILL (to stage a race with real processes). It records every group signal.
  */
 final class ScriptedPlatform implements ProcessPlatform {
   private final ProcessPlatform real;
   private final boolean sharedGroup;
   private final Set<Long> lies = ConcurrentHashMap.newKeySet();
   final List<String> groupSignals = new CopyOnWriteArrayList<>();
+  private volatile Runnable beforeGroupKill = () -> {};
 
   ScriptedPlatform(ProcessPlatform real, boolean sharedGroup) {
     this.real = real;
@@ -68,7 +70,17 @@ final class ScriptedPlatform implements ProcessPlatform {
   @Override
   public SignalResult signalGroup(long pgid, Signal signal) {
     groupSignals.add(signal + " " + pgid);
+    if (signal == Signal.KILL) {
+      Runnable hook = beforeGroupKill;
+      beforeGroupKill = () -> {};
+      hook.run();
+    }
     return real.signalGroup(pgid, signal);
+  }
+
+  /** Runs {@code hook} once, just before the next group SIGKILL goes out. */
+  void beforeGroupKill(Runnable hook) {
+    beforeGroupKill = hook;
   }
 
   @Override

@@ -8,6 +8,7 @@ import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.UnsafeSignalException;
+import dev.lifecycle.process.procfs.ProcFs;
 import dev.lifecycle.testing.Await;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import java.time.Duration;
@@ -73,6 +74,55 @@ class TreeSafetyTest {
     assertThat(report.elapsed()).isLessThan(Duration.ofSeconds(3)); // skipped, not waited for
     List<ProcessIdentity> others = view.members().stream().map(TreeMember::identity).toList();
     assertThat(others).allMatch(Await::isGone);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("platforms")
+  void aMemberThatLeavesTheGroupJustBeforeItsSigkillIsKilledByItself(ProcessPlatform platform)
+      throws Exception {
+    // The member ignores TERM and, on USR1, becomes `setsid sleep` in place (same pid, own
+    // session). The USR1 goes out right before the group SIGKILL: the last scan saw the member in
+    // the group, so the group signal was its only SIGKILL, and it missed it.
+    ScriptedPlatform scripted = new ScriptedPlatform(platform, false);
+    ProcessTree tree =
+        reaper.track(
+            ProcessTree.spawn(
+                scripted,
+                new ProcessBuilder(
+                    "sh",
+                    "-c",
+                    "trap '' TERM; sh -c 'trap \"exec setsid sleep 300\" USR1;"
+                        + " while :; do sleep 0.05; done' & wait"),
+                SESSION));
+    TreeView view =
+        Await.until(
+            Duration.ofSeconds(10),
+            "the leader and its member shell",
+            tree::view,
+            v -> v.members().stream().filter(m -> m.command().equals("sh")).count() == 2);
+    long groupId = tree.leader().pid();
+    TreeMember member =
+        view.members().stream()
+            .filter(m -> m.command().equals("sh") && m.pid() != groupId)
+            .findFirst()
+            .orElseThrow();
+    reaper.track(member.identity());
+    scripted.beforeGroupKill(
+        () -> {
+          platform.signal(member.identity(), Signal.USR1);
+          Await.until(
+              Duration.ofSeconds(10),
+              "the member left the group",
+              () -> ProcFs.stat(member.pid()).map(r -> r.pgid() != groupId).orElse(true));
+        });
+
+    TerminationReport report = tree.terminate(GRACE);
+
+    System.out.println(platform.capabilities().platform() + ": " + report);
+    assertThat(Await.isGone(member.identity())).as("the member that left the group").isTrue();
+    assertThat(report.survivors()).isEmpty();
+    assertThat(report.killed()).contains(member.pid());
+    assertThat(report.isComplete()).as(report.toString()).isTrue();
   }
 
   @ParameterizedTest(name = "{0}")

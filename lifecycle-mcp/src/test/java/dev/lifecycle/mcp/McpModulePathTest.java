@@ -7,6 +7,7 @@ import dev.lifecycle.posix.PosixPlatformProvider;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.testing.Jdks;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import java.io.File;
 import java.io.IOException;

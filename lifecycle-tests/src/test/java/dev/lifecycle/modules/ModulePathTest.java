@@ -8,6 +8,7 @@ import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.procfs.ProcFs;
 import dev.lifecycle.testing.Await;
+import dev.lifecycle.testing.Jdks;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import java.io.File;
 import java.io.IOException;
@@ -18,9 +19,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import javax.tools.JavaCompiler;
@@ -116,7 +114,7 @@ class ModulePathTest {
   @ParameterizedTest(name = "JDK {0}, {1}")
   @MethodSource("jdksAndPaths")
   void theDemoSpawnsAndEndsATree(int major, String where) throws Exception {
-    Path java = javaOf(major);
+    Path java = Jdks.java(major);
     boolean modulePath = where.equals("module path");
     List<String> command = new ArrayList<>(List.of(java.toString()));
     if (modulePath) {
@@ -166,7 +164,7 @@ class ModulePathTest {
     Run run =
         Run.of(
             List.of(
-                javaOf(major).toString(),
+                Jdks.java(major).toString(),
                 "--enable-native-access=com.sun.jna",
                 "--module-path",
                 path(kitLibraries, kitDemo),
@@ -188,7 +186,7 @@ class ModulePathTest {
   /** Why the README names the flag: without it JDK 24+ warns about JNA's native access. */
   @Test
   void withoutTheFlagJdk25WarnsAboutNativeAccess() throws Exception {
-    Path java = javaOf(25);
+    Path java = Jdks.java(25);
     Run run =
         Run.of(
             List.of(
@@ -242,57 +240,6 @@ class ModulePathTest {
     public String toString() {
       return "exit " + exitCode + "\nstdout:\n" + stdout + "\nstderr:\n" + stderr;
     }
-  }
-
-  /** The java launcher of an installed JDK {@code major}; missing fails under CI=true. */
-  private static Path javaOf(int major) {
-    Optional<Path> home =
-        jdks().get(major) == null ? Optional.empty() : Optional.of(jdks().get(major));
-    if (home.isEmpty()) {
-      String message = "no JDK " + major + " found (java.home or /usr/lib/jvm)";
-      if ("true".equals(System.getenv("CI"))) {
-        fail(message + ": CI must test the module path on JDK 17 and 25");
-      }
-      org.junit.jupiter.api.Assumptions.abort(message);
-    }
-    return home.get().resolve("bin/java");
-  }
-
-  private static Map<Integer, Path> jdks() {
-    Map<Integer, Path> found = new TreeMap<>();
-    List<Path> homes = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"))));
-    File[] installed = new File("/usr/lib/jvm").listFiles();
-    if (installed != null) {
-      for (File f : installed) {
-        homes.add(f.toPath());
-      }
-    }
-    for (Path home : homes) {
-      majorOf(home).ifPresent(major -> found.putIfAbsent(major, home));
-    }
-    return found;
-  }
-
-  private static Optional<Integer> majorOf(Path home) {
-    Path release = home.resolve("release");
-    if (!Files.isExecutable(home.resolve("bin/java")) || !Files.isRegularFile(release)) {
-      return Optional.empty();
-    }
-    try {
-      for (String line : Files.readAllLines(release)) {
-        if (line.startsWith("JAVA_VERSION=")) {
-          String v = line.substring(13).replace("\"", "");
-          int end = 0;
-          while (end < v.length() && Character.isDigit(v.charAt(end))) {
-            end++;
-          }
-          return end == 0 ? Optional.empty() : Optional.of(Integer.parseInt(v.substring(0, end)));
-        }
-      }
-    } catch (IOException e) {
-      return Optional.empty();
-    }
-    return Optional.empty();
   }
 
   private static Path locationOf(Class<?> type) throws URISyntaxException {

@@ -3,17 +3,12 @@ package dev.lifecycle.tree;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lifecycle.cgroup.Cgroups;
-import dev.lifecycle.process.Capabilities;
 import dev.lifecycle.process.Containment;
 import dev.lifecycle.process.ContainmentTier;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.ProcessTable;
-import dev.lifecycle.process.Signal;
-import dev.lifecycle.process.SignalResult;
-import dev.lifecycle.process.SpawnOptions;
-import dev.lifecycle.process.SupervisedProcess;
 import dev.lifecycle.process.cgroup.Cgroup;
 import dev.lifecycle.process.cgroup.OwnedCgroups;
 import dev.lifecycle.testing.Await;
@@ -23,8 +18,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -144,13 +137,12 @@ class ExitedTreeCloseTest {
   }
 
   /** The real platform, counting the reads that cost a walk over every process. */
-  static final class CountingPlatform implements ProcessPlatform {
-    private final ProcessPlatform real;
+  static final class CountingPlatform extends ForwardingPlatform {
     final AtomicInteger snapshots = new AtomicInteger();
     final AtomicInteger reads = new AtomicInteger(); // snapshots and environment searches
 
     CountingPlatform(ProcessPlatform real) {
-      this.real = real;
+      super(real);
     }
 
     @Override
@@ -170,67 +162,6 @@ class ExitedTreeCloseTest {
     public Set<Long> findByEnvironment(String name, String value, Collection<Long> candidates) {
       reads.incrementAndGet();
       return real.findByEnvironment(name, value, candidates);
-    }
-
-    @Override
-    public Capabilities capabilities() {
-      return real.capabilities();
-    }
-
-    @Override
-    public String identityClock() {
-      return real.identityClock();
-    }
-
-    @Override
-    public SupervisedProcess spawn(ProcessBuilder builder, SpawnOptions options)
-        throws IOException {
-      return real.spawn(builder, options);
-    }
-
-    @Override
-    public ProcessIdentity self() {
-      return real.self();
-    }
-
-    @Override
-    public long selfProcessGroup() {
-      return real.selfProcessGroup();
-    }
-
-    @Override
-    public Optional<ProcessIdentity> identify(long pid) {
-      return real.identify(pid);
-    }
-
-    @Override
-    public Liveness probe(long pid) {
-      return real.probe(pid);
-    }
-
-    @Override
-    public Liveness probe(ProcessIdentity identity) {
-      return real.probe(identity);
-    }
-
-    @Override
-    public SignalResult signal(ProcessIdentity identity, Signal signal) {
-      return real.signal(identity, signal);
-    }
-
-    @Override
-    public SignalResult signalGroup(long pgid, Signal signal) {
-      return real.signalGroup(pgid, signal);
-    }
-
-    @Override
-    public boolean reapAdopted(ProcessIdentity zombie) {
-      return real.reapAdopted(zombie);
-    }
-
-    @Override
-    public Optional<List<String>> commandLine(long pid) {
-      return real.commandLine(pid);
     }
   }
 }

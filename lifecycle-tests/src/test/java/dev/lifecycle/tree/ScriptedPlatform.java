@@ -1,8 +1,5 @@
 package dev.lifecycle.tree;
 
-import dev.lifecycle.process.Capabilities;
-import dev.lifecycle.process.Liveness;
-import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.ProcessTable;
@@ -12,7 +9,6 @@ import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
 import java.io.IOException;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -23,15 +19,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * without a new session (so the child shares the JVM's group), and it can run a hook right before a
  * group SIGKILL (to stage a race with real processes). It records every group signal.
  */
-final class ScriptedPlatform implements ProcessPlatform {
-  private final ProcessPlatform real;
+final class ScriptedPlatform extends ForwardingPlatform {
   private final boolean sharedGroup;
   private final Set<Long> lies = ConcurrentHashMap.newKeySet();
   final List<String> groupSignals = new CopyOnWriteArrayList<>();
   private volatile Runnable beforeGroupKill = () -> {};
 
   ScriptedPlatform(ProcessPlatform real, boolean sharedGroup) {
-    this.real = real;
+    super(real);
     this.sharedGroup = sharedGroup;
   }
 
@@ -81,50 +76,5 @@ final class ScriptedPlatform implements ProcessPlatform {
   /** Runs {@code hook} once, just before the next group SIGKILL goes out. */
   void beforeGroupKill(Runnable hook) {
     beforeGroupKill = hook;
-  }
-
-  @Override
-  public Capabilities capabilities() {
-    return real.capabilities();
-  }
-
-  @Override
-  public ProcessIdentity self() {
-    return real.self();
-  }
-
-  @Override
-  public long selfProcessGroup() {
-    return real.selfProcessGroup();
-  }
-
-  @Override
-  public Optional<ProcessIdentity> identify(long pid) {
-    return real.identify(pid);
-  }
-
-  @Override
-  public Liveness probe(long pid) {
-    return real.probe(pid);
-  }
-
-  @Override
-  public Liveness probe(ProcessIdentity identity) {
-    return real.probe(identity);
-  }
-
-  @Override
-  public SignalResult signal(ProcessIdentity identity, Signal signal) {
-    return real.signal(identity, signal);
-  }
-
-  @Override
-  public Set<Long> findByEnvironment(String name, String value) {
-    return real.findByEnvironment(name, value);
-  }
-
-  @Override
-  public Optional<List<String>> commandLine(long pid) {
-    return real.commandLine(pid);
   }
 }

@@ -1,4 +1,4 @@
-package dev.lifecycle.mcp;
+package dev.lifecycle.testing;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -18,16 +18,16 @@ import org.junit.jupiter.api.Assumptions;
  * /usr/lib/jvm}, read from each home's {@code release} file. A missing release skips the calling
  * test, except under {@code CI=true}, where it fails: CI must run every release the build supports.
  */
-final class Jdks {
+public final class Jdks {
   private Jdks() {}
 
   /** The {@code java} launcher of JDK {@code major}; skips (fails under CI=true) when absent. */
-  static Path java(int major) {
+  public static Path java(int major) {
     Path home = homes().get(major);
     if (home == null) {
       String message = "no JDK " + major + " found (java.home or /usr/lib/jvm)";
       if ("true".equals(System.getenv("CI"))) {
-        fail(message + ": CI must test the module path on JDK 17 and 25");
+        fail(message + ": CI must run every JDK the build supports (17 and 25)");
       }
       Assumptions.abort(message);
     }

@@ -51,13 +51,19 @@ final class AdoptedZombies {
    * Reaps the zombies of a terminated tree that were re-parented to the JVM.
    *
    * @param sessionId the tree's session, or {@code -1} when it shares the JVM's (nothing to reap)
+   * @param members identities of members the termination read (CGROUP tier: every process seen in
+   *     the tree's cgroup, also one that left its session after it was read); empty otherwise
    * @return how many were reaped
    */
-  static int reap(ProcessPlatform platform, long sessionId, TerminationReport report) {
+  static int reap(
+      ProcessPlatform platform,
+      long sessionId,
+      TerminationReport report,
+      Set<ProcessIdentity> members) {
     if (!isInit(platform)) {
       return 0;
     }
-    Set<ProcessIdentity> escapees = new HashSet<>();
+    Set<ProcessIdentity> escapees = new HashSet<>(members);
     Set<Long> sessions = new HashSet<>();
     if (sessionId > 0) {
       sessions.add(sessionId);
@@ -71,7 +77,7 @@ final class AdoptedZombies {
     long self = platform.self().pid();
     sessions.remove(self); // never the JVM's own session
     sessions.removeIf(s -> s <= 1);
-    if (sessions.isEmpty() && escapees.isEmpty()) {
+    if (sessions.isEmpty() && escapees.isEmpty()) { // escapees: also every member read
       return 0;
     }
     int reaped = 0;

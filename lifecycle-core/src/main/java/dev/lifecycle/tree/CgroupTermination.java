@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -47,6 +48,8 @@ final class CgroupTermination {
   private final boolean groupSignals;
   private final Duration grace;
   private long termSentAt;
+  // Every member read (TERM walk, kill): the processes whose zombies a JVM that is PID 1 reaps.
+  private final Set<ProcessIdentity> seen = new HashSet<>();
   private final TreeOptions options;
   private final SupervisedProcess leaderProcess;
   private final String tierReason;
@@ -162,6 +165,16 @@ final class CgroupTermination {
         leaderText);
   }
 
+  /**
+   * The identities of the members this termination read, for {@link AdoptedZombies}; never the
+   * leader, whose exit status belongs to its own waiter.
+   */
+  Set<ProcessIdentity> seen() {
+    Set<ProcessIdentity> out = new HashSet<>(seen);
+    out.removeIf(id -> id.pid() == leader.pid());
+    return Set.copyOf(out);
+  }
+
   private boolean populated() {
     try {
       return cgroup.isPopulated();
@@ -188,6 +201,7 @@ final class CgroupTermination {
     String boot = platform.self().bootId();
     for (ProcessInfo row : rows) {
       long pid = row.pid();
+      seen.add(row.identity(boot));
       if (row.pgid() != groupId) {
         escapees.putIfAbsent(
             pid,
@@ -259,7 +273,13 @@ final class CgroupTermination {
       }
       platform
           .info(pid)
-          .filter(row -> row.pgid() != groupId && !row.hasExited())
+          .filter(row -> !row.hasExited())
+          .map(
+              row -> {
+                seen.add(row.identity(boot));
+                return row;
+              })
+          .filter(row -> row.pgid() != groupId)
           .ifPresent(
               row ->
                   escapees.put(

@@ -552,28 +552,29 @@ public final class ProcessTree implements AutoCloseable {
 
   private void run(CompletableFuture<TerminationReport> result, Duration grace) {
     try {
-      TerminationReport report =
+      CgroupTermination byCgroup =
           cgroup.isPresent()
               ? new CgroupTermination(
-                      platform,
-                      cgroup.get(),
-                      leader.identity(),
-                      leader.processGroupId(),
-                      groupSignals,
-                      grace,
-                      options,
-                      leader,
-                      tierReason,
-                      reportLabel(),
-                      entryUnattributed)
-                  .run()
-              : sessionTermination(grace);
+                  platform,
+                  cgroup.get(),
+                  leader.identity(),
+                  leader.processGroupId(),
+                  groupSignals,
+                  grace,
+                  options,
+                  leader,
+                  tierReason,
+                  reportLabel(),
+                  entryUnattributed)
+              : null;
+      TerminationReport report = byCgroup != null ? byCgroup.run() : sessionTermination(grace);
       if (report.isComplete()) {
         LOG.debug("tree {}: {}", leader.pid(), report);
       } else {
         LOG.warn("tree {} not proven gone: {}", leader.pid(), report);
       }
-      AdoptedZombies.reap(platform, sessionId(), report);
+      AdoptedZombies.reap(
+          platform, sessionId(), report, byCgroup != null ? byCgroup.seen() : Set.of());
       result.complete(report);
       if (report.isComplete()) {
         exit.complete(this);

@@ -134,8 +134,13 @@ class ProcessTreeTest {
     TreeView view =
         awaitView(
             tree,
-            "an escapee and 2 members",
-            v -> v.escapees().size() == 1 && v.members().size() == 2);
+            "an escapee found by cookie and parentage, and 2 members",
+            // A view taken while the escapee is inside execve finds it by parentage only (its
+            // environment is not laid out yet): wait for the settled view.
+            v ->
+                v.escapees().size() == 1
+                    && v.members().size() == 2
+                    && v.escapees().get(0).foundBy().contains(Discovery.COOKIE));
     TreeMember escapee = view.escapees().get(0);
     assertThat(escapee.sessionId()).isNotEqualTo(tree.sessionId());
     assertThat(escapee.foundBy()).contains(Discovery.COOKIE, Discovery.PARENTAGE);

@@ -58,6 +58,12 @@ class FixtureChildTest {
       ProcessTable table = platform.snapshot();
       List<ProcessInfo> tree = table.descendants(p.pid());
       Assertions.assertThat(tree).hasSize(6);
+      // A process that announced itself may still be inside the execve that follows, when its
+      // environment is not readable yet: poll (bounded) for all seven.
+      Polling.until(
+          WAIT,
+          () ->
+              platform.findByEnvironment(SpawnOptions.COOKIE_VARIABLE, child.cookie()).size() == 7);
       Assertions.assertThat(
               platform.findByEnvironment(SpawnOptions.COOKIE_VARIABLE, child.cookie()))
           .hasSize(7);

@@ -1,5 +1,6 @@
 package dev.lifecycle.broker;
 
+import dev.lifecycle.internal.Setting;
 import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.record.ArtifactKind;
@@ -72,6 +73,21 @@ public final class BrokerRuntime implements AutoCloseable {
 
   /** Exit status of a broker that took its tree down because it overran its startup bound. */
   public static final int STARTUP_OVERRUN_EXIT_CODE = 3;
+
+  /** System property that overrides the backends' grace. */
+  public static final String BACKEND_GRACE_PROPERTY = "lifecycle.broker.backendGrace";
+
+  /** Environment variable that overrides the backends' grace when the property is unset. */
+  public static final String BACKEND_GRACE_ENV = "LIFECYCLE_BROKER_BACKEND_GRACE";
+
+  /**
+   * How long a backend tree may take to exit after SIGTERM before SIGKILL. 5 s: enough for a JVM or
+   * Node backend to run its shutdown hooks.
+   */
+  public static final Duration DEFAULT_BACKEND_GRACE = Duration.ofSeconds(5);
+
+  static final Setting<Duration> BACKEND_GRACE =
+      Setting.duration(BACKEND_GRACE_PROPERTY, BACKEND_GRACE_ENV, DEFAULT_BACKEND_GRACE);
 
   /** Longer request lines are a broken or hostile client: its connection is closed. */
   static final int MAX_LINE_BYTES = Wire.MAX_LINE_BYTES;
@@ -148,7 +164,7 @@ public final class BrokerRuntime implements AutoCloseable {
     scheduler = b.scheduler != null ? b.scheduler : TimerScheduler.system();
     startupTimeout = BrokerLimits.STARTUP.or(b.startupTimeout);
     idleTimeout = BrokerLimits.IDLE.or(b.idleTimeout);
-    backendGrace = BrokerLimits.BACKEND_GRACE.or(b.backendGrace).asOptional().orElse(Duration.ZERO);
+    backendGrace = BACKEND_GRACE.resolve(b.backendGrace);
     tcp = b.tcp;
     startup = b.startup;
     backendExit = b.backendExit;
@@ -595,7 +611,7 @@ public final class BrokerRuntime implements AutoCloseable {
     private TimerScheduler scheduler;
     private Limit startupTimeout;
     private Limit idleTimeout;
-    private Limit backendGrace;
+    private Optional<Duration> backendGrace = Optional.empty();
     private boolean tcp;
     private Startup startup;
     private BackendExit backendExit = BackendExit.shutDown();
@@ -719,8 +735,9 @@ public final class BrokerRuntime implements AutoCloseable {
     }
 
     /**
-     * Default {@link BrokerLimits#BACKEND_GRACE}; {@link Duration#ZERO} means SIGKILL right after
-     * SIGTERM.
+     * Without it, the configured grace: {@value #BACKEND_GRACE_PROPERTY}, else {@value
+     * #BACKEND_GRACE_ENV}, else {@link #DEFAULT_BACKEND_GRACE}. {@link Duration#ZERO} means SIGKILL
+     * right after SIGTERM.
      *
      * @param value the grace between SIGTERM and SIGKILL for the backend trees, not negative
      * @return this builder
@@ -730,7 +747,7 @@ public final class BrokerRuntime implements AutoCloseable {
       if (Objects.requireNonNull(value, "backendGrace").isNegative()) {
         throw new IllegalArgumentException("backendGrace must not be negative: " + value);
       }
-      backendGrace = Limit.of(value);
+      backendGrace = Optional.of(value);
       return this;
     }
 

@@ -1,25 +1,68 @@
 package dev.lifecycle.internal;
 
+import dev.lifecycle.time.Limit;
 import java.time.Duration;
+import java.util.Objects;
 
-/** Duration arithmetic that saturates instead of overflowing. */
+/**
+ * The one saturating clamp of the library's durations, and the one grammar for durations where
+ * {@code 0} means none (a grace, a wait). Every duration handed to a deadline or a scheduler is at
+ * most {@link Limit#MAX} (100 years): its nanoseconds fit a {@code long}, and so does a deadline of
+ * {@link System#nanoTime()} plus it, so no wait overflows into an early end. Stateless and
+ * thread-safe.
+ */
 public final class Durations {
   private Durations() {}
 
   /**
-   * {@code d} in nanoseconds, clamped to [0, Long.MAX_VALUE].
+   * {@code d} clamped to [0, {@link Limit#MAX}].
+   *
+   * @param d the duration
+   * @return zero if negative, {@link Limit#MAX} if longer, else {@code d}
+   */
+  public static Duration clamp(Duration d) {
+    if (d.isNegative()) {
+      return Duration.ZERO;
+    }
+    return d.compareTo(Limit.MAX) > 0 ? Limit.MAX : d;
+  }
+
+  /**
+   * {@code d} in nanoseconds, clamped to [0, {@link Limit#MAX}]: never overflows.
    *
    * @param d the duration
    * @return its nanoseconds, saturated
    */
   public static long saturatedNanos(Duration d) {
-    if (d.isNegative()) {
-      return 0;
+    return clamp(d).toNanos();
+  }
+
+  /**
+   * {@code d} checked not to be negative, then clamped to {@link Limit#MAX}.
+   *
+   * @param d the duration, e.g. a grace
+   * @param name what it is, for the error
+   * @return {@code d}, at most {@link Limit#MAX}
+   * @throws NullPointerException if {@code d} is null
+   * @throws IllegalArgumentException if {@code d} is negative
+   */
+  public static Duration nonNegative(Duration d, String name) {
+    if (Objects.requireNonNull(d, name).isNegative()) {
+      throw new IllegalArgumentException(name + " must not be negative: " + d);
     }
-    try {
-      return d.toNanos();
-    } catch (ArithmeticException e) {
-      return Long.MAX_VALUE;
-    }
+    return clamp(d);
+  }
+
+  /**
+   * Parses a grace or a wait in the {@link Limit#parse} grammar: bare numbers are milliseconds,
+   * {@code 500ms}, {@code 10s}, {@code PT5M}; {@code 0} means none; values over {@link Limit#MAX}
+   * clamp.
+   *
+   * @param text e.g. {@code 1500ms}
+   * @return the duration, zero for {@code 0}
+   * @throws IllegalArgumentException if the text is not a usable duration
+   */
+  public static Duration parse(String text) {
+    return Limit.parse(text).asOptional().orElse(Duration.ZERO);
   }
 }

@@ -77,20 +77,17 @@ public final class Setting<T> {
   }
 
   /**
-   * A grace (SIGTERM to SIGKILL) in the {@link Limit#parse} grammar; {@code 0} means no grace
-   * (SIGKILL at once).
+   * A grace (SIGTERM to SIGKILL) or a wait, as {@link Durations#parse}: {@code 0} means none
+   * (SIGKILL at once, no wait); values over {@link Limit#MAX} clamp.
    *
    * @param property the system property's name
    * @param variable the environment variable's name
    * @param defaultValue the value when nothing else sets it, not negative
    * @return the setting
    */
-  public static Setting<Duration> grace(String property, String variable, Duration defaultValue) {
-    return of(
-        property,
-        variable,
-        defaultValue,
-        text -> Limit.parse(text).asOptional().orElse(Duration.ZERO));
+  public static Setting<Duration> duration(
+      String property, String variable, Duration defaultValue) {
+    return of(property, variable, Durations.nonNegative(defaultValue, property), Durations::parse);
   }
 
   /**

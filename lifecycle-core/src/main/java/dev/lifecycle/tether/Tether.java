@@ -78,7 +78,7 @@ public final class Tether implements AutoCloseable {
   public static final Duration DEFAULT_GRACE = Duration.ofSeconds(5);
 
   private static final Setting<Duration> GRACE =
-      Setting.grace(GRACE_PROPERTY, GRACE_ENV, DEFAULT_GRACE);
+      Setting.duration(GRACE_PROPERTY, GRACE_ENV, DEFAULT_GRACE);
 
   private static final Logger LOG = LoggerFactory.getLogger(Tether.class);
   private static final String SCRIPT = "tether.sh";

@@ -24,8 +24,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A time limit (TTL, idle timeout, startup bound, grace): either enabled with a positive {@link
- * Duration}, or disabled. Immutable and thread-safe.
+ * A time limit (TTL, idle timeout, startup bound): either enabled with a positive {@link Duration},
+ * or disabled. Immutable and thread-safe.
  *
  * <p>Durations longer than {@link #MAX} (100 years, "effectively never") are clamped to it rather
  * than rejected, and the clamp stays visible through {@link #isClamped()} and {@link #requested()}.

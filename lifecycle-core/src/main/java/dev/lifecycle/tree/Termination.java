@@ -232,7 +232,7 @@ final class Termination {
       case GRACE -> {
         // Processes forked or found during the grace get TERM at once and share its deadline.
         // With no grace left there is nothing to wait for: KILL, and VERIFY finds newcomers.
-        if (System.nanoTime() < graceDeadline) {
+        if (System.nanoTime() - graceDeadline < 0) {
           awaitGone(graceDeadline, Signal.TERM, m -> !termed.contains(m.identity()), true, true);
         }
         yield State.BEFORE_KILL;

@@ -69,7 +69,7 @@ public final class Worker implements AutoCloseable {
   private static final Setting<Limit> CEILING =
       Setting.limit(CEILING_PROPERTY, CEILING_ENV, DEFAULT_CEILING);
   private static final Setting<Duration> GRACE =
-      Setting.grace(GRACE_PROPERTY, GRACE_ENV, DEFAULT_GRACE);
+      Setting.duration(GRACE_PROPERTY, GRACE_ENV, DEFAULT_GRACE);
 
   /** The exit status of a worker that outlived its ceiling: 124, as coreutils {@code timeout}. */
   public static final int EXPIRED_EXIT_CODE = 124;

@@ -326,7 +326,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
   }
 
   static TreeOptions treeOptions(ShutdownLadder ladder) {
-    Duration grace = ShutdownLadder.wait(ladder.termGrace());
+    Duration grace = ladder.termGrace();
     Duration escapeeGrace =
         grace.compareTo(TreeOptions.DEFAULT_ESCAPEE_GRACE) < 0
             ? grace
@@ -334,7 +334,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
     return TreeOptions.defaults()
         .withGrace(grace)
         .withEscapeeGrace(escapeeGrace)
-        .withVerifyTimeout(ShutdownLadder.wait(ladder.killVerify()));
+        .withVerifyTimeout(ladder.killVerify());
   }
 
   private void readStdout(InputStream stdout) {
@@ -826,9 +826,9 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
     private final ServerParameters params;
     private McpJsonMapper mapper;
     // Set in code or empty; empty ones come from configuration, else their defaults.
-    private Optional<Limit> stdinWait = Optional.empty();
-    private Optional<Limit> termGrace = Optional.empty();
-    private Optional<Limit> killVerify = Optional.empty();
+    private Optional<Duration> stdinWait = Optional.empty();
+    private Optional<Duration> termGrace = Optional.empty();
+    private Optional<Duration> killVerify = Optional.empty();
     private Optional<Limit> startup = Optional.empty();
     private Optional<Limit> idle = Optional.empty();
     private Optional<Limit> wallClock = Optional.empty();

@@ -1,5 +1,6 @@
 package dev.lifecycle.testkit;
 
+import dev.lifecycle.internal.Durations;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.time.Limit;
 import dev.lifecycle.time.LimitFormatException;
@@ -448,7 +449,7 @@ public final class LeakOptions {
 
     private static Duration parseLinger(String text) {
       try {
-        return Limit.parse(text).asOptional().orElse(Duration.ZERO);
+        return Durations.parse(text);
       } catch (LimitFormatException e) {
         throw new IllegalArgumentException("unusable linger: " + e.getMessage(), e);
       }

@@ -1,5 +1,6 @@
 package dev.lifecycle.probe;
 
+import dev.lifecycle.internal.Durations;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -35,8 +36,6 @@ public final class EndpointProbe {
    */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(150);
 
-  private static final Duration MAX_TIMEOUT = Duration.ofNanos(Long.MAX_VALUE);
-
   private EndpointProbe() {}
 
   /**
@@ -64,7 +63,7 @@ public final class EndpointProbe {
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("probe timeout must be positive: " + timeout);
     }
-    long timeoutNanos = (timeout.compareTo(MAX_TIMEOUT) > 0 ? MAX_TIMEOUT : timeout).toNanos();
+    long timeoutNanos = Durations.saturatedNanos(timeout);
     long start = System.nanoTime();
     ProbeResult.Status status;
     IOException error = null;

@@ -1,5 +1,6 @@
 package dev.lifecycle.tree;
 
+import dev.lifecycle.internal.Backoff;
 import dev.lifecycle.process.Containment;
 import dev.lifecycle.process.ContainmentTier;
 import dev.lifecycle.process.Liveness;
@@ -483,7 +484,7 @@ public final class ProcessTree implements AutoCloseable {
    */
   public CompletableFuture<ProcessTree> onExit() {
     if (cgroup.isEmpty() && watching.compareAndSet(false, true)) {
-      leader.onExit().whenComplete((p, t) -> poll(new Backoff(FIRST_EXIT_POLL, MAX_EXIT_POLL)));
+      leader.onExit().whenComplete((p, t) -> poll(Backoff.of(FIRST_EXIT_POLL, MAX_EXIT_POLL)));
     }
     return exit.copy();
   }

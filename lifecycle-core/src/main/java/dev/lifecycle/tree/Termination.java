@@ -1,5 +1,6 @@
 package dev.lifecycle.tree;
 
+import dev.lifecycle.internal.Backoff;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
@@ -375,7 +376,7 @@ final class Termination {
       Predicate<TreeMember> needsSignal,
       boolean stopOnInterrupt,
       boolean cookieFirst) {
-    Backoff backoff = new Backoff(FIRST_POLL, MAX_POLL);
+    Backoff backoff = Backoff.of(FIRST_POLL, MAX_POLL);
     boolean withCookie = cookieFirst;
     while (true) {
       TreeView view = observe(withCookie);

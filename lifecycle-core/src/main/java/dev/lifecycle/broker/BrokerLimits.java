@@ -71,7 +71,7 @@ public enum BrokerLimits {
   private final Setting<Limit> setting;
 
   BrokerLimits(String systemProperty, String environmentVariable, Limit defaultLimit) {
-    this.setting = Setting.limit(systemProperty, environmentVariable, defaultLimit);
+    this.setting = Setting.of(systemProperty, environmentVariable, defaultLimit, Limit::parse);
   }
 
   /**

@@ -2,7 +2,6 @@ package dev.lifecycle.internal;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.lifecycle.time.Limit;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
@@ -64,21 +63,8 @@ public final class Setting<T> {
   }
 
   /**
-   * A time limit in the {@link Limit#parse} grammar: bare numbers are milliseconds, {@code 10s},
-   * {@code 5m}, {@code PT1H}; {@code 0} disables.
-   *
-   * @param property the system property's name
-   * @param variable the environment variable's name
-   * @param defaultValue the value when nothing else sets it
-   * @return the setting
-   */
-  public static Setting<Limit> limit(String property, String variable, Limit defaultValue) {
-    return of(property, variable, defaultValue, Limit::parse);
-  }
-
-  /**
    * A grace (SIGTERM to SIGKILL) or a wait, as {@link Durations#parse}: {@code 0} means none
-   * (SIGKILL at once, no wait); values over {@link Limit#MAX} clamp.
+   * (SIGKILL at once, no wait); values over {@link Durations#MAX} clamp.
    *
    * @param property the system property's name
    * @param variable the environment variable's name

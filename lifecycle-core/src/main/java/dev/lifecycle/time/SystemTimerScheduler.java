@@ -3,6 +3,7 @@ package dev.lifecycle.time;
 import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.TimeUnit.NANOSECONDS;
 
+import dev.lifecycle.internal.Durations;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -38,7 +39,7 @@ final class SystemTimerScheduler implements TimerScheduler {
     }
     Task scheduled = new Task(task);
     // Nanoseconds, saturated at Limit.MAX: no int narrowing, no toMillis()/toNanos() overflow.
-    scheduled.future = executor.schedule(scheduled, Limit.saturatedNanos(delay), NANOSECONDS);
+    scheduled.future = executor.schedule(scheduled, Durations.saturatedNanos(delay), NANOSECONDS);
     if (scheduled.state.get() == Task.CANCELLED) {
       scheduled.future.cancel(false); // cancel() ran before the future was published
     }

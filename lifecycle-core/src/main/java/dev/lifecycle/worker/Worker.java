@@ -67,7 +67,7 @@ public final class Worker implements AutoCloseable {
   public static final Duration DEFAULT_GRACE = Duration.ofSeconds(5);
 
   private static final Setting<Limit> CEILING =
-      Setting.limit(CEILING_PROPERTY, CEILING_ENV, DEFAULT_CEILING);
+      Setting.of(CEILING_PROPERTY, CEILING_ENV, DEFAULT_CEILING, Limit::parse);
   private static final Setting<Duration> GRACE =
       Setting.duration(GRACE_PROPERTY, GRACE_ENV, DEFAULT_GRACE);
 

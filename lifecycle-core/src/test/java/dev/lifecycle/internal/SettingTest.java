@@ -21,7 +21,7 @@ class SettingTest {
   private static final String PROPERTY = "lifecycle.test.setting." + ProcessHandle.current().pid();
   private static final String VARIABLE = "LIFECYCLE_TEST_SETTING";
   private static final Setting<Limit> LIMIT =
-      Setting.limit(PROPERTY, VARIABLE, Limit.ofSeconds(60));
+      Setting.of(PROPERTY, VARIABLE, Limit.ofSeconds(60), Limit::parse);
 
   private static final Function<String, String> NO_ENVIRONMENT = name -> null;
 

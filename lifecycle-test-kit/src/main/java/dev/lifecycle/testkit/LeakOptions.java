@@ -3,7 +3,6 @@ package dev.lifecycle.testkit;
 import dev.lifecycle.internal.Durations;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.time.Limit;
-import dev.lifecycle.time.LimitFormatException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -450,7 +449,7 @@ public final class LeakOptions {
     private static Duration parseLinger(String text) {
       try {
         return Durations.parse(text);
-      } catch (LimitFormatException e) {
+      } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("unusable linger: " + e.getMessage(), e);
       }
     }

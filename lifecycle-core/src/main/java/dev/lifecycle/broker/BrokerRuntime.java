@@ -35,7 +35,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The broker side of a shared helper, run inside the broker process.
+ * The broker side of a shared helper, run inside the broker process. Thread-safe.
  *
  * <p>{@link #start()}: arms the startup bound, runs the {@link Startup} (which spawns or adopts the
  * backend trees), binds a listener (a Unix domain socket in a fresh per-generation directory, or
@@ -207,10 +207,9 @@ public final class BrokerRuntime implements AutoCloseable {
           Guards.arm(startupTimeout, () -> trigger(ShutdownReason.STARTUP_OVERRUN), scheduler);
     }
     if (shutdownHook) {
-      Thread h =
-          new Thread(() -> shutdown(ShutdownReason.JVM_EXIT).join(), "lifecycle-broker-exit");
-      Runtime.getRuntime().addShutdownHook(h);
-      hook = h;
+      hook =
+          Threads.shutdownHook(
+              "lifecycle-broker-exit", () -> shutdown(ShutdownReason.JVM_EXIT).join());
     }
     ShutdownReason failure = ShutdownReason.STARTUP_FAILED;
     try {

@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
 /**
  * One configurable value of lifecycle: the system property and the environment variable that may
  * set it, its default, and how its text is parsed. Every setting resolves with the same precedence,
- * highest first:
+ * highest first: Immutable and thread-safe.
  *
  * <ol>
  *   <li>a value given in code (a builder call): what a program asks for explicitly is what it gets;

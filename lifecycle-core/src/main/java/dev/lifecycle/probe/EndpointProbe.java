@@ -1,6 +1,7 @@
 package dev.lifecycle.probe;
 
 import dev.lifecycle.internal.Durations;
+import dev.lifecycle.internal.Threads;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -141,13 +142,7 @@ public final class EndpointProbe {
 
     private static ScheduledThreadPoolExecutor create() {
       ScheduledThreadPoolExecutor executor =
-          new ScheduledThreadPoolExecutor(
-              1,
-              task -> {
-                Thread thread = new Thread(task, "lifecycle-probe-watchdog");
-                thread.setDaemon(true);
-                return thread;
-              });
+          new ScheduledThreadPoolExecutor(1, Threads.daemons("lifecycle-probe-watchdog"));
       executor.setRemoveOnCancelPolicy(true);
       return executor;
     }

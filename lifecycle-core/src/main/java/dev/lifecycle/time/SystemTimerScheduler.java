@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.TimeUnit.NANOSECONDS;
 
 import dev.lifecycle.internal.Durations;
+import dev.lifecycle.internal.Threads;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -21,13 +22,8 @@ final class SystemTimerScheduler implements TimerScheduler {
 
   private SystemTimerScheduler() {
     executor =
-        new ScheduledThreadPoolExecutor(
-            1,
-            runnable -> {
-              Thread thread = new Thread(runnable, "lifecycle-timer");
-              thread.setDaemon(true); // guards must never keep the JVM alive
-              return thread;
-            });
+        // Daemons: guards must never keep the JVM alive.
+        new ScheduledThreadPoolExecutor(1, Threads.daemons("lifecycle-timer"));
     executor.setRemoveOnCancelPolicy(true); // a cancelled 30-day guard must not linger
   }
 

@@ -1,6 +1,7 @@
 package dev.lifecycle.tree;
 
 import dev.lifecycle.internal.Backoff;
+import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
@@ -496,19 +497,16 @@ final class Termination {
       return;
     }
     CompletableFuture<Void> done = new CompletableFuture<>();
-    Thread thread =
-        new Thread(
-            () -> {
-              try {
-                beforeKill.run();
-                done.complete(null);
-              } catch (Throwable t) {
-                done.completeExceptionally(t);
-              }
-            },
-            "lifecycle-before-kill");
-    thread.setDaemon(true);
-    thread.start();
+    Threads.startDaemon(
+        "lifecycle-before-kill",
+        () -> {
+          try {
+            beforeKill.run();
+            done.complete(null);
+          } catch (Throwable t) {
+            done.completeExceptionally(t);
+          }
+        });
     try {
       done.get(beforeKillTimeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (ExecutionException e) {

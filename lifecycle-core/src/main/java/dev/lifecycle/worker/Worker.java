@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A detached background job with a wall-clock ceiling: a runaway guard, not a task deadline. The
  * job's status is latched exactly once (compare-and-set from {@link WorkerStatus#RUNNING}) and
- * persisted to a {@link JobFile}.
+ * persisted to a {@link JobFile}. Thread-safe: whichever thread completes, fails or expires the
+ * job, the status latches once.
  *
  * <p>Ordering on expiry: the timer latches {@link WorkerStatus#EXPIRED} in memory first, so a
  * completion or failure that arrives later (typically during the grace, while the job still runs

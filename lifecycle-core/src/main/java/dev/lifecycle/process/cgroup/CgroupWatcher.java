@@ -50,7 +50,7 @@ final class CgroupWatcher {
     this.service = service;
     Threads.startDaemon("lifecycle-cgroup-watch", this::loop);
     try {
-      Runtime.getRuntime().addShutdownHook(new Thread(this::close, "lifecycle-cgroup-watch-stop"));
+      Threads.shutdownHook("lifecycle-cgroup-watch-stop", this::close);
     } catch (IllegalStateException shuttingDown) {
       close();
     }

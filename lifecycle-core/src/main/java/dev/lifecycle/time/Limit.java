@@ -9,7 +9,6 @@ import static java.time.temporal.ChronoUnit.NANOS;
 import static java.time.temporal.ChronoUnit.SECONDS;
 import static java.util.Objects.requireNonNull;
 
-import dev.lifecycle.internal.DurationText;
 import dev.lifecycle.internal.Durations;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
@@ -118,7 +117,7 @@ public final class Limit {
       throw new IllegalArgumentException(
           "A limit must not be negative: " + amount + " " + unit + " (0 disables it)");
     }
-    return of(DurationText.of(amount, unit));
+    return of(Durations.ofUnclamped(amount, unit));
   }
 
   /**
@@ -198,7 +197,7 @@ public final class Limit {
   public static Limit parse(String text, ChronoUnit defaultUnit) {
     checkUnit(defaultUnit);
     try {
-      return of(DurationText.parse(text, defaultUnit));
+      return of(Durations.parseUnclamped(text, defaultUnit));
     } catch (IllegalArgumentException e) {
       throw new LimitFormatException(text, e.getMessage());
     }

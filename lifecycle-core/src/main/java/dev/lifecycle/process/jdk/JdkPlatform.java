@@ -43,7 +43,7 @@ import java.util.Set;
  *       no boot id, so they compare as {@link ProcessIdentity.Match#UNKNOWN} across boots.
  * </ul>
  */
-public final class JdkPlatform implements ProcessPlatform {
+final class JdkPlatform implements ProcessPlatform {
   private static final Path SETSID = Path.of("/usr/bin/setsid");
 
   private final boolean procfs;

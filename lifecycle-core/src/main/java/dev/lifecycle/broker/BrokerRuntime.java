@@ -1,5 +1,6 @@
 package dev.lifecycle.broker;
 
+import dev.lifecycle.internal.Durations;
 import dev.lifecycle.internal.Setting;
 import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.ProcessPlatform;
@@ -103,15 +104,6 @@ public final class BrokerRuntime implements AutoCloseable {
   /** The socket file inside the generation directory. */
   static final String SOCKET_FILE = Listener.SOCKET_FILE;
 
-  /** Steps of the shutdown pass, in order (observable by tests). */
-  enum Step {
-    LISTENER_CLOSED,
-    CONNECTIONS_CLOSED,
-    RECORD_CLEARED,
-    ARTIFACTS_REMOVED,
-    BACKENDS_TERMINATED
-  }
-
   /** Starts or adopts the backend trees while the broker starts, under the startup bound. */
   @FunctionalInterface
   public interface Startup {
@@ -171,10 +163,7 @@ public final class BrokerRuntime implements AutoCloseable {
     tether = b.tether != null ? () -> b.tether : Tether::shared;
     shutdownHook = b.shutdownHook;
     exitOnStartupOverrun = b.exitOnStartupOverrun;
-    Consumer<Step> observer = b.observer;
-    pass =
-        new ShutdownPass(
-            store, name, backendGrace, step -> observer.accept(Step.valueOf(step.name())));
+    pass = new ShutdownPass(store, name, backendGrace, b.observer);
   }
 
   /**
@@ -617,7 +606,7 @@ public final class BrokerRuntime implements AutoCloseable {
     private Tether tether;
     private boolean shutdownHook = true;
     private boolean exitOnStartupOverrun = true;
-    private Consumer<Step> observer = step -> {};
+    private Consumer<ShutdownPass.Step> observer = step -> {};
 
     private Builder() {}
 
@@ -743,10 +732,7 @@ public final class BrokerRuntime implements AutoCloseable {
      * @throws IllegalArgumentException if {@code value} is negative
      */
     public Builder backendGrace(Duration value) {
-      if (Objects.requireNonNull(value, "backendGrace").isNegative()) {
-        throw new IllegalArgumentException("backendGrace must not be negative: " + value);
-      }
-      backendGrace = Optional.of(value);
+      backendGrace = Optional.of(Durations.nonNegative(value, "backendGrace"));
       return this;
     }
 
@@ -779,7 +765,7 @@ public final class BrokerRuntime implements AutoCloseable {
     }
 
     /** Tests: sees each step of the shutdown pass as it completes. */
-    Builder observer(Consumer<Step> value) {
+    Builder observer(Consumer<ShutdownPass.Step> value) {
       observer = Objects.requireNonNull(value, "observer");
       return this;
     }

@@ -2,7 +2,6 @@ package dev.lifecycle.time;
 
 import static java.time.temporal.ChronoUnit.DAYS;
 import static java.time.temporal.ChronoUnit.HOURS;
-import static java.time.temporal.ChronoUnit.MICROS;
 import static java.time.temporal.ChronoUnit.MILLIS;
 import static java.time.temporal.ChronoUnit.MINUTES;
 import static java.time.temporal.ChronoUnit.NANOS;
@@ -13,12 +12,10 @@ import dev.lifecycle.internal.Durations;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.EnumSet;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,13 +54,6 @@ public final class Limit {
 
   private static final Limit DISABLED = new Limit(null, null);
   private static final Set<ChronoUnit> UNITS = EnumSet.range(NANOS, DAYS);
-  private static final Map<String, ChronoUnit> SUFFIXES =
-      Map.of(
-          "ns", NANOS, "us", MICROS, "ms", MILLIS, "s", SECONDS, "m", MINUTES, "h", HOURS, "d",
-          DAYS);
-  private static final Pattern FRACTION_EXPONENT_OR_HEX =
-      Pattern.compile("[.,].*|[eE][+-]?[0-9].*|[xX][0-9a-fA-F].*");
-  private static final String NEGATIVE = "negative values are not allowed (0 disables the limit)";
   private static final Logger LOG = LoggerFactory.getLogger(Limit.class);
 
   private final Duration duration; // null when disabled

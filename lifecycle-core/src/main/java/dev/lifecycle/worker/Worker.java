@@ -1,5 +1,6 @@
 package dev.lifecycle.worker;
 
+import dev.lifecycle.internal.Durations;
 import dev.lifecycle.internal.Setting;
 import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.ProcessPlatform;
@@ -324,10 +325,7 @@ public final class Worker implements AutoCloseable {
      * @throws IllegalArgumentException if {@code value} is negative
      */
     public Builder grace(Duration value) {
-      if (value.isNegative()) {
-        throw new IllegalArgumentException("grace must not be negative: " + value);
-      }
-      grace = Optional.of(value);
+      grace = Optional.of(Durations.nonNegative(value, "grace"));
       return this;
     }
 

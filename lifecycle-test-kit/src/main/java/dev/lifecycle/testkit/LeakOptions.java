@@ -450,7 +450,8 @@ public final class LeakOptions {
       try {
         return Durations.parse(text);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("unusable linger: " + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            "unusable linger \"" + text + "\": " + e.getMessage(), e);
       }
     }
 

@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What {@code PR_SET_CHILD_SUBREAPER} would buy the SESSION tier, and what it would cost, measured
- * instead of argued (issue 11, outcome 4). Not a library feature: the experiment sets the flag on
+ * instead of argued. Not a library feature: the experiment sets the flag on
  * its own JVM through JNA.
  *
  * <ol>

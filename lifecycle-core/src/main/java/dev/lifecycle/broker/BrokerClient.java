@@ -18,7 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The client side: finds the serving broker of a record name, or starts exactly one.
+ * The client side: finds the serving broker of a record name, or starts exactly one. Thread-safe.
  *
  * <p>{@link #ensure()} is single-flight across threads (callers in one JVM share one attempt) and
  * across processes (a start lock file beside the record, held while checking the record, spawning

@@ -21,7 +21,8 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One connection to a serving broker: line-delimited requests and replies, every wait bounded.
+ * One connection to a serving broker: line-delimited requests and replies, every wait bounded. One
+ * caller at a time; {@link #close()} from any thread.
  *
  * <p>{@link #open} connects and reads the broker's greeting; a connection that a shutting-down
  * broker closes without one fails like a refused connect ({@link ConnectException}), so callers

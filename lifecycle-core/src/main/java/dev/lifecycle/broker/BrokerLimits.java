@@ -6,11 +6,12 @@ import java.util.Optional;
 
 /**
  * The broker's timeouts: named defaults (each with its reason) and the system property and
- * environment variable that override each default. Precedence, as for every lifecycle setting: a
- * value set in code through a builder, else the system property, else the environment variable,
- * else the default. Text uses the {@link Limit#parse} grammar: bare numbers are milliseconds;
- * {@code 0} disables; {@code 10s}, {@code 5m}, {@code PT1H} are accepted; an unusable value is
- * logged at WARN and the next source down is used. Thread-safe (constants).
+ * environment variable that override each default. The backends' grace is not a timeout but a
+ * {@link java.time.Duration}: {@link BrokerRuntime#DEFAULT_BACKEND_GRACE}. Precedence, as for every
+ * lifecycle setting: a value set in code through a builder, else the system property, else the
+ * environment variable, else the default. Text uses the {@link Limit#parse} grammar: bare numbers
+ * are milliseconds; {@code 0} disables; {@code 10s}, {@code 5m}, {@code PT1H} are accepted; an
+ * unusable value is logged at WARN and the next source down is used. Thread-safe (constants).
  */
 public enum BrokerLimits {
   /**
@@ -27,13 +28,6 @@ public enum BrokerLimits {
    * its memory) for the rest of the day.
    */
   IDLE("lifecycle.broker.idleTimeout", "LIFECYCLE_BROKER_IDLE_TIMEOUT", Limit.ofMinutes(10)),
-
-  /**
-   * Broker: how long a backend tree may take to exit after SIGTERM before SIGKILL. 5 s: enough for
-   * a JVM or Node backend to run its shutdown hooks; disabled means SIGKILL right after SIGTERM.
-   */
-  BACKEND_GRACE(
-      "lifecycle.broker.backendGrace", "LIFECYCLE_BROKER_BACKEND_GRACE", Limit.ofSeconds(5)),
 
   /**
    * Client: from spawning a broker to its record naming a reachable endpoint. 15 s: a cold JVM
@@ -77,7 +71,7 @@ public enum BrokerLimits {
   private final Setting<Limit> setting;
 
   BrokerLimits(String systemProperty, String environmentVariable, Limit defaultLimit) {
-    this.setting = Setting.limit(systemProperty, environmentVariable, defaultLimit);
+    this.setting = Setting.of(systemProperty, environmentVariable, defaultLimit, Limit::parse);
   }
 
   /**

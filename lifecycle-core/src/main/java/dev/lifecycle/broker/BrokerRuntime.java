@@ -1,5 +1,7 @@
 package dev.lifecycle.broker;
 
+import dev.lifecycle.internal.Durations;
+import dev.lifecycle.internal.Setting;
 import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.record.ArtifactKind;
@@ -34,7 +36,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The broker side of a shared helper, run inside the broker process.
+ * The broker side of a shared helper, run inside the broker process. Thread-safe.
  *
  * <p>{@link #start()}: arms the startup bound, runs the {@link Startup} (which spawns or adopts the
  * backend trees), binds a listener (a Unix domain socket in a fresh per-generation directory, or
@@ -73,6 +75,21 @@ public final class BrokerRuntime implements AutoCloseable {
   /** Exit status of a broker that took its tree down because it overran its startup bound. */
   public static final int STARTUP_OVERRUN_EXIT_CODE = 3;
 
+  /** System property that overrides the backends' grace. */
+  public static final String BACKEND_GRACE_PROPERTY = "lifecycle.broker.backendGrace";
+
+  /** Environment variable that overrides the backends' grace when the property is unset. */
+  public static final String BACKEND_GRACE_ENV = "LIFECYCLE_BROKER_BACKEND_GRACE";
+
+  /**
+   * How long a backend tree may take to exit after SIGTERM before SIGKILL. 5 s: enough for a JVM or
+   * Node backend to run its shutdown hooks.
+   */
+  public static final Duration DEFAULT_BACKEND_GRACE = Duration.ofSeconds(5);
+
+  static final Setting<Duration> BACKEND_GRACE =
+      Setting.duration(BACKEND_GRACE_PROPERTY, BACKEND_GRACE_ENV, DEFAULT_BACKEND_GRACE);
+
   /** Longer request lines are a broken or hostile client: its connection is closed. */
   static final int MAX_LINE_BYTES = Wire.MAX_LINE_BYTES;
 
@@ -86,15 +103,6 @@ public final class BrokerRuntime implements AutoCloseable {
 
   /** The socket file inside the generation directory. */
   static final String SOCKET_FILE = Listener.SOCKET_FILE;
-
-  /** Steps of the shutdown pass, in order (observable by tests). */
-  enum Step {
-    LISTENER_CLOSED,
-    CONNECTIONS_CLOSED,
-    RECORD_CLEARED,
-    ARTIFACTS_REMOVED,
-    BACKENDS_TERMINATED
-  }
 
   /** Starts or adopts the backend trees while the broker starts, under the startup bound. */
   @FunctionalInterface
@@ -148,17 +156,14 @@ public final class BrokerRuntime implements AutoCloseable {
     scheduler = b.scheduler != null ? b.scheduler : TimerScheduler.system();
     startupTimeout = BrokerLimits.STARTUP.or(b.startupTimeout);
     idleTimeout = BrokerLimits.IDLE.or(b.idleTimeout);
-    backendGrace = BrokerLimits.BACKEND_GRACE.or(b.backendGrace).asOptional().orElse(Duration.ZERO);
+    backendGrace = BACKEND_GRACE.resolve(b.backendGrace);
     tcp = b.tcp;
     startup = b.startup;
     backendExit = b.backendExit;
     tether = b.tether != null ? () -> b.tether : Tether::shared;
     shutdownHook = b.shutdownHook;
     exitOnStartupOverrun = b.exitOnStartupOverrun;
-    Consumer<Step> observer = b.observer;
-    pass =
-        new ShutdownPass(
-            store, name, backendGrace, step -> observer.accept(Step.valueOf(step.name())));
+    pass = new ShutdownPass(store, name, backendGrace, b.observer);
   }
 
   /**
@@ -191,10 +196,9 @@ public final class BrokerRuntime implements AutoCloseable {
           Guards.arm(startupTimeout, () -> trigger(ShutdownReason.STARTUP_OVERRUN), scheduler);
     }
     if (shutdownHook) {
-      Thread h =
-          new Thread(() -> shutdown(ShutdownReason.JVM_EXIT).join(), "lifecycle-broker-exit");
-      Runtime.getRuntime().addShutdownHook(h);
-      hook = h;
+      hook =
+          Threads.shutdownHook(
+              "lifecycle-broker-exit", () -> shutdown(ShutdownReason.JVM_EXIT).join());
     }
     ShutdownReason failure = ShutdownReason.STARTUP_FAILED;
     try {
@@ -595,14 +599,14 @@ public final class BrokerRuntime implements AutoCloseable {
     private TimerScheduler scheduler;
     private Limit startupTimeout;
     private Limit idleTimeout;
-    private Limit backendGrace;
+    private Optional<Duration> backendGrace = Optional.empty();
     private boolean tcp;
     private Startup startup;
     private BackendExit backendExit = BackendExit.shutDown();
     private Tether tether;
     private boolean shutdownHook = true;
     private boolean exitOnStartupOverrun = true;
-    private Consumer<Step> observer = step -> {};
+    private Consumer<ShutdownPass.Step> observer = step -> {};
 
     private Builder() {}
 
@@ -719,18 +723,16 @@ public final class BrokerRuntime implements AutoCloseable {
     }
 
     /**
-     * Default {@link BrokerLimits#BACKEND_GRACE}; {@link Duration#ZERO} means SIGKILL right after
-     * SIGTERM.
+     * Without it, the configured grace: {@value #BACKEND_GRACE_PROPERTY}, else {@value
+     * #BACKEND_GRACE_ENV}, else {@link #DEFAULT_BACKEND_GRACE}. {@link Duration#ZERO} means SIGKILL
+     * right after SIGTERM.
      *
      * @param value the grace between SIGTERM and SIGKILL for the backend trees, not negative
      * @return this builder
      * @throws IllegalArgumentException if {@code value} is negative
      */
     public Builder backendGrace(Duration value) {
-      if (Objects.requireNonNull(value, "backendGrace").isNegative()) {
-        throw new IllegalArgumentException("backendGrace must not be negative: " + value);
-      }
-      backendGrace = Limit.of(value);
+      backendGrace = Optional.of(Durations.nonNegative(value, "backendGrace"));
       return this;
     }
 
@@ -763,7 +765,7 @@ public final class BrokerRuntime implements AutoCloseable {
     }
 
     /** Tests: sees each step of the shutdown pass as it completes. */
-    Builder observer(Consumer<Step> value) {
+    Builder observer(Consumer<ShutdownPass.Step> value) {
       observer = Objects.requireNonNull(value, "observer");
       return this;
     }

@@ -1,5 +1,6 @@
 package dev.lifecycle.broker;
 
+import dev.lifecycle.internal.Threads;
 import dev.lifecycle.time.Limit;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.TerminationReport;
@@ -103,18 +104,17 @@ public final class Connect {
       return call.call();
     }
     CompletableFuture<T> result = new CompletableFuture<>();
+    // A daemon: a connect stuck past its bound must not keep the JVM alive.
     Thread worker =
-        new Thread(
+        Threads.startDaemon(
+            "lifecycle-connect",
             () -> {
               try {
                 result.complete(call.call());
               } catch (Throwable t) {
                 result.completeExceptionally(t);
               }
-            },
-            "lifecycle-connect");
-    worker.setDaemon(true); // a connect stuck past its bound must not keep the JVM alive
-    worker.start();
+            });
     try {
       return result.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {

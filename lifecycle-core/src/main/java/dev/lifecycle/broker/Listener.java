@@ -1,5 +1,6 @@
 package dev.lifecycle.broker;
 
+import dev.lifecycle.internal.Threads;
 import dev.lifecycle.probe.Endpoint;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -77,8 +78,7 @@ final class Listener {
 
   /** Starts the accept thread; {@code accepted} runs on it for each connection. */
   void start(Consumer<SocketChannel> accepted) {
-    Thread accepting = new Thread(() -> acceptLoop(accepted), "lifecycle-broker-accept");
-    accepting.setDaemon(true);
+    Thread accepting = Threads.daemon("lifecycle-broker-accept", () -> acceptLoop(accepted));
     acceptor = accepting;
     accepting.start();
   }

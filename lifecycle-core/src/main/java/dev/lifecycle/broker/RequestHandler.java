@@ -6,7 +6,8 @@ import java.util.concurrent.CompletionStage;
  * Serves one request line of a {@link BrokerRuntime}. Called on the connection's reader thread: a
  * handler that does slow work should return an incomplete stage and finish elsewhere, so the reader
  * notices a client that disconnects meanwhile. The request holds an idle lease until the stage
- * completes, whether or not its client is still connected.
+ * completes, whether or not its client is still connected. Called from many connections' reader
+ * threads at once, so implementations must be thread-safe.
  */
 @FunctionalInterface
 public interface RequestHandler {

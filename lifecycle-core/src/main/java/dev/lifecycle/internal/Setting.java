@@ -2,7 +2,6 @@ package dev.lifecycle.internal;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.lifecycle.time.Limit;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
@@ -13,7 +12,7 @@ import org.slf4j.LoggerFactory;
 /**
  * One configurable value of lifecycle: the system property and the environment variable that may
  * set it, its default, and how its text is parsed. Every setting resolves with the same precedence,
- * highest first:
+ * highest first: Immutable and thread-safe.
  *
  * <ol>
  *   <li>a value given in code (a builder call): what a program asks for explicitly is what it gets;
@@ -64,33 +63,17 @@ public final class Setting<T> {
   }
 
   /**
-   * A time limit in the {@link Limit#parse} grammar: bare numbers are milliseconds, {@code 10s},
-   * {@code 5m}, {@code PT1H}; {@code 0} disables.
-   *
-   * @param property the system property's name
-   * @param variable the environment variable's name
-   * @param defaultValue the value when nothing else sets it
-   * @return the setting
-   */
-  public static Setting<Limit> limit(String property, String variable, Limit defaultValue) {
-    return of(property, variable, defaultValue, Limit::parse);
-  }
-
-  /**
-   * A grace (SIGTERM to SIGKILL) in the {@link Limit#parse} grammar; {@code 0} means no grace
-   * (SIGKILL at once).
+   * A grace (SIGTERM to SIGKILL) or a wait, as {@link Durations#parse}: {@code 0} means none
+   * (SIGKILL at once, no wait); values over {@link Durations#MAX} clamp.
    *
    * @param property the system property's name
    * @param variable the environment variable's name
    * @param defaultValue the value when nothing else sets it, not negative
    * @return the setting
    */
-  public static Setting<Duration> grace(String property, String variable, Duration defaultValue) {
-    return of(
-        property,
-        variable,
-        defaultValue,
-        text -> Limit.parse(text).asOptional().orElse(Duration.ZERO));
+  public static Setting<Duration> duration(
+      String property, String variable, Duration defaultValue) {
+    return of(property, variable, Durations.nonNegative(defaultValue, property), Durations::parse);
   }
 
   /**

@@ -12,6 +12,17 @@ public final class Threads {
   private Threads() {}
 
   /**
+   * A new, unstarted daemon thread, for a caller that must publish it before it runs.
+   *
+   * @param name the thread's name
+   * @param body what it runs
+   * @return the thread, not started
+   */
+  public static Thread daemon(String name, Runnable body) {
+    return create(name, body, true);
+  }
+
+  /**
    * Starts {@code body} on a new daemon thread: it never keeps the JVM alive.
    *
    * @param name the thread's name
@@ -19,7 +30,9 @@ public final class Threads {
    * @return the started thread
    */
   public static Thread startDaemon(String name, Runnable body) {
-    return start(name, body, true);
+    Thread thread = daemon(name, body);
+    thread.start();
+    return thread;
   }
 
   /**
@@ -30,7 +43,9 @@ public final class Threads {
    * @return the started thread
    */
   public static Thread startKeepingJvm(String name, Runnable body) {
-    return start(name, body, false);
+    Thread thread = create(name, body, false);
+    thread.start();
+    return thread;
   }
 
   /**
@@ -40,17 +55,26 @@ public final class Threads {
    * @return the factory
    */
   public static ThreadFactory daemons(String name) {
-    return body -> {
-      Thread thread = new Thread(body, name);
-      thread.setDaemon(true);
-      return thread;
-    };
+    return body -> daemon(name, body);
   }
 
-  private static Thread start(String name, Runnable body, boolean daemon) {
+  /**
+   * Registers {@code body} as a JVM shutdown hook on a thread named {@code name}.
+   *
+   * @param name the hook thread's name
+   * @param body what runs at exit
+   * @return the registered hook, e.g. for {@link Runtime#removeShutdownHook}
+   * @throws IllegalStateException if the JVM is already shutting down
+   */
+  public static Thread shutdownHook(String name, Runnable body) {
+    Thread hook = create(name, body, false);
+    Runtime.getRuntime().addShutdownHook(hook);
+    return hook;
+  }
+
+  private static Thread create(String name, Runnable body, boolean daemon) {
     Thread thread = new Thread(body, name);
     thread.setDaemon(daemon);
-    thread.start();
     return thread;
   }
 }

@@ -1,5 +1,7 @@
 package dev.lifecycle.probe;
 
+import dev.lifecycle.internal.Durations;
+import dev.lifecycle.internal.Threads;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -35,8 +37,6 @@ public final class EndpointProbe {
    */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(150);
 
-  private static final Duration MAX_TIMEOUT = Duration.ofNanos(Long.MAX_VALUE);
-
   private EndpointProbe() {}
 
   /**
@@ -64,7 +64,7 @@ public final class EndpointProbe {
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("probe timeout must be positive: " + timeout);
     }
-    long timeoutNanos = (timeout.compareTo(MAX_TIMEOUT) > 0 ? MAX_TIMEOUT : timeout).toNanos();
+    long timeoutNanos = Durations.saturatedNanos(timeout);
     long start = System.nanoTime();
     ProbeResult.Status status;
     IOException error = null;
@@ -142,13 +142,7 @@ public final class EndpointProbe {
 
     private static ScheduledThreadPoolExecutor create() {
       ScheduledThreadPoolExecutor executor =
-          new ScheduledThreadPoolExecutor(
-              1,
-              task -> {
-                Thread thread = new Thread(task, "lifecycle-probe-watchdog");
-                thread.setDaemon(true);
-                return thread;
-              });
+          new ScheduledThreadPoolExecutor(1, Threads.daemons("lifecycle-probe-watchdog"));
       executor.setRemoveOnCancelPolicy(true);
       return executor;
     }

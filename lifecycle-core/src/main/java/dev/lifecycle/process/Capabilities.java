@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * What a {@link ProcessPlatform} can guarantee on this machine, detected once. Callers (and tests)
- * branch on these flags instead of on the platform's name.
+ * branch on these flags instead of on the platform's name. Immutable and thread-safe.
  *
  * @param platform the implementation's name, e.g. {@code "posix-linux"} or {@code "jdk"}
  * @param newSession children start in a session of their own before their first instruction

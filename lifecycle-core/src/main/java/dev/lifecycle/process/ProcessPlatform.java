@@ -10,7 +10,8 @@ import java.util.Set;
 /**
  * The operating system as the library needs it: spawn into a new session, identify, probe and
  * signal processes, and read the process table. Everything above this interface (trees,
- * termination, records, brokers, the test kit) programs against it.
+ * termination, records, brokers, the test kit) programs against it. Implementations are
+ * thread-safe.
  *
  * <p>Implementations: the JNA one in {@code lifecycle-posix} (exact, recommended) and a pure-JDK
  * fallback with weaker guarantees ({@link #jdk()}); {@link #capabilities()} says which hold. All

@@ -13,7 +13,7 @@ import java.util.function.Predicate;
 
 /**
  * An immutable snapshot of the process table taken in one pass. Queries never go back to the
- * kernel, so they are consistent with each other (and may be stale a moment later).
+ * kernel, so they are consistent with each other (and may be stale a moment later). Thread-safe.
  */
 public final class ProcessTable {
   private final Map<Long, ProcessInfo> byPid;

@@ -40,7 +40,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Session records in one directory that only the current user can reach.
+ * Session records in one directory that only the current user can reach. Thread-safe, and safe
+ * across processes.
  *
  * <p>Files per record name {@code n}: {@code n.record} (the record, mode 0600), {@code n.lock}
  * (empty, never deleted), transient {@code .n.record.<pid>.*.tmp} files during a publish, {@code

@@ -2,6 +2,7 @@ package dev.lifecycle.tether;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import dev.lifecycle.internal.Durations;
 import dev.lifecycle.internal.Setting;
 import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.ProcessIdentity;
@@ -78,7 +79,7 @@ public final class Tether implements AutoCloseable {
   public static final Duration DEFAULT_GRACE = Duration.ofSeconds(5);
 
   private static final Setting<Duration> GRACE =
-      Setting.grace(GRACE_PROPERTY, GRACE_ENV, DEFAULT_GRACE);
+      Setting.duration(GRACE_PROPERTY, GRACE_ENV, DEFAULT_GRACE);
 
   private static final Logger LOG = LoggerFactory.getLogger(Tether.class);
   private static final String SCRIPT = "tether.sh";
@@ -414,10 +415,7 @@ public final class Tether implements AutoCloseable {
      * @throws IllegalArgumentException if {@code value} is negative
      */
     public Builder grace(Duration value) {
-      if (value.isNegative()) {
-        throw new IllegalArgumentException("grace must not be negative: " + value);
-      }
-      grace = Optional.of(value);
+      grace = Optional.of(Durations.nonNegative(value, "grace"));
       return this;
     }
 

@@ -8,7 +8,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs {@code onIdle} once nothing has held a lease for the timeout.
+ * Runs {@code onIdle} once nothing has held a lease for the timeout. Thread-safe: leases may be
+ * acquired and closed from any thread.
  *
  * <p>Every client, request and stream holds a {@link Lease}. The idle timer is armed exactly when
  * the last lease closes (and at build time, so a tracker that never gets a client still idles out),

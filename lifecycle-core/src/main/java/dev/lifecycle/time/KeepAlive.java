@@ -1,5 +1,6 @@
 package dev.lifecycle.time;
 
+import dev.lifecycle.internal.Threads;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -29,9 +30,8 @@ final class KeepAlive implements AutoCloseable {
     synchronized (LOCK) {
       open++;
       if (keeper == null) { // an old keeper still waking up after 1 -> 0 -> 1 simply stays on
-        keeper = new Thread(KeepAlive::keepAlive, "lifecycle-keepalive");
-        keeper.setDaemon(false); // the whole point; explicit because daemon status is inherited
-        keeper.start();
+        // Not a daemon: keeping the JVM alive is the whole point.
+        keeper = Threads.startKeepingJvm("lifecycle-keepalive", KeepAlive::keepAlive);
       }
     }
     return new KeepAlive();

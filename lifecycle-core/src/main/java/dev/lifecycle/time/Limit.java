@@ -2,30 +2,26 @@ package dev.lifecycle.time;
 
 import static java.time.temporal.ChronoUnit.DAYS;
 import static java.time.temporal.ChronoUnit.HOURS;
-import static java.time.temporal.ChronoUnit.MICROS;
 import static java.time.temporal.ChronoUnit.MILLIS;
 import static java.time.temporal.ChronoUnit.MINUTES;
 import static java.time.temporal.ChronoUnit.NANOS;
 import static java.time.temporal.ChronoUnit.SECONDS;
 import static java.util.Objects.requireNonNull;
 
+import dev.lifecycle.internal.Durations;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.EnumSet;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A time limit (TTL, idle timeout, startup bound, grace): either enabled with a positive {@link
- * Duration}, or disabled. Immutable and thread-safe.
+ * A time limit (TTL, idle timeout, startup bound): either enabled with a positive {@link Duration},
+ * or disabled. Immutable and thread-safe.
  *
  * <p>Durations longer than {@link #MAX} (100 years, "effectively never") are clamped to it rather
  * than rejected, and the clamp stays visible through {@link #isClamped()} and {@link #requested()}.
@@ -54,19 +50,10 @@ public final class Limit {
    * 100 years, "effectively never". Its nanosecond count (about 3.2e18) fits a {@code long} with
    * room to spare, which is why it is the clamp and not something larger.
    */
-  public static final Duration MAX = Duration.ofDays(36_500);
+  public static final Duration MAX = Durations.MAX;
 
-  private static final long MAX_NANOS = MAX.toNanos();
-  private static final Duration LONGEST = Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
   private static final Limit DISABLED = new Limit(null, null);
   private static final Set<ChronoUnit> UNITS = EnumSet.range(NANOS, DAYS);
-  private static final Map<String, ChronoUnit> SUFFIXES =
-      Map.of(
-          "ns", NANOS, "us", MICROS, "ms", MILLIS, "s", SECONDS, "m", MINUTES, "h", HOURS, "d",
-          DAYS);
-  private static final Pattern FRACTION_EXPONENT_OR_HEX =
-      Pattern.compile("[.,].*|[eE][+-]?[0-9].*|[xX][0-9a-fA-F].*");
-  private static final String NEGATIVE = "negative values are not allowed (0 disables the limit)";
   private static final Logger LOG = LoggerFactory.getLogger(Limit.class);
 
   private final Duration duration; // null when disabled
@@ -102,7 +89,7 @@ public final class Limit {
     if (duration.isZero()) {
       return DISABLED;
     }
-    return new Limit(duration.compareTo(MAX) > 0 ? MAX : duration, duration);
+    return new Limit(Durations.clamp(duration), duration);
   }
 
   /**
@@ -120,13 +107,7 @@ public final class Limit {
       throw new IllegalArgumentException(
           "A limit must not be negative: " + amount + " " + unit + " (0 disables it)");
     }
-    Duration requested;
-    try {
-      requested = Duration.of(amount, unit);
-    } catch (ArithmeticException beyondDuration) {
-      requested = LONGEST; // e.g. Long.MAX_VALUE days: far past MAX, so clamped below anyway
-    }
-    return of(requested);
+    return of(Durations.ofUnclamped(amount, unit));
   }
 
   /**
@@ -205,75 +186,11 @@ public final class Limit {
    */
   public static Limit parse(String text, ChronoUnit defaultUnit) {
     checkUnit(defaultUnit);
-    if (text == null) {
-      throw new LimitFormatException(null, "no value");
-    }
-    String s = text.strip();
-    if (s.isEmpty()) {
-      throw new LimitFormatException(text, "blank");
-    }
-    if (s.charAt(0) == '-') {
-      throw new LimitFormatException(text, NEGATIVE);
-    }
-    if (s.charAt(0) == 'P' || s.charAt(0) == 'p') {
-      return parseIso(text, s);
-    }
-    String lower = s.toLowerCase(Locale.ROOT);
-    if (lower.equals("nan")) {
-      throw new LimitFormatException(text, "NaN is not a duration");
-    }
-    if (lower.startsWith("inf") || lower.startsWith("+inf")) {
-      throw new LimitFormatException(
-          text, "infinity is not a duration (0 disables the limit; values over 100 years clamp)");
-    }
-    int end = 0;
-    while (end < s.length() && s.charAt(end) >= '0' && s.charAt(end) <= '9') {
-      end++;
-    }
-    String digits = s.substring(0, end);
-    String suffix = s.substring(end);
-    if (FRACTION_EXPONENT_OR_HEX.matcher(suffix).matches()) {
-      throw new LimitFormatException(
-          text,
-          "only whole numbers are allowed, no fractions, exponents or hex;"
-              + " use a smaller unit instead (e.g. 1500ms for 1.5s)");
-    }
-    if (digits.isEmpty()) {
-      throw new LimitFormatException(
-          text, "not a number (expected e.g. 5000, 500ms, 10m, 24h, 30d or PT5M; 0 disables)");
-    }
-    ChronoUnit unit = suffix.isEmpty() ? defaultUnit : SUFFIXES.get(suffix);
-    if (unit == null) {
-      throw new LimitFormatException(
-          text, "unknown unit \"" + suffix + "\" (use ns, us, ms, s, m, h or d)");
-    }
-    long amount;
     try {
-      amount = Long.parseLong(digits);
-    } catch (NumberFormatException overflow) { // the only cause left: all ASCII digits
-      throw new LimitFormatException(text, "number too large (does not fit a 64-bit integer)");
+      return of(Durations.parseUnclamped(text, defaultUnit));
+    } catch (IllegalArgumentException e) {
+      throw new LimitFormatException(text, e.getMessage());
     }
-    return of(amount, unit);
-  }
-
-  private static Limit parseIso(String text, String iso) {
-    Duration parsed;
-    try {
-      parsed = Duration.parse(iso);
-    } catch (DateTimeParseException e) {
-      boolean overflow =
-          e.getCause() instanceof ArithmeticException
-              || e.getCause() instanceof NumberFormatException;
-      throw new LimitFormatException(
-          text,
-          overflow
-              ? "number too large for an ISO-8601 duration"
-              : "not a valid ISO-8601 duration (expected e.g. PT5M, PT1H30M, P1D)");
-    }
-    if (parsed.isNegative()) {
-      throw new LimitFormatException(text, NEGATIVE);
-    }
-    return of(parsed);
   }
 
   /**
@@ -431,11 +348,6 @@ public final class Limit {
     if (!UNITS.contains(unit)) {
       throw new IllegalArgumentException("Unsupported unit " + unit + ": use NANOS through DAYS");
     }
-  }
-
-  /** {@code delay} in nanoseconds, saturated at {@link #MAX}: never overflows. */
-  static long saturatedNanos(Duration delay) {
-    return delay.compareTo(MAX) >= 0 ? MAX_NANOS : delay.toNanos();
   }
 
   @Override

@@ -3,6 +3,8 @@ package dev.lifecycle.time;
 import static java.util.Objects.requireNonNull;
 import static java.util.concurrent.TimeUnit.NANOSECONDS;
 
+import dev.lifecycle.internal.Durations;
+import dev.lifecycle.internal.Threads;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -20,13 +22,8 @@ final class SystemTimerScheduler implements TimerScheduler {
 
   private SystemTimerScheduler() {
     executor =
-        new ScheduledThreadPoolExecutor(
-            1,
-            runnable -> {
-              Thread thread = new Thread(runnable, "lifecycle-timer");
-              thread.setDaemon(true); // guards must never keep the JVM alive
-              return thread;
-            });
+        // Daemons: guards must never keep the JVM alive.
+        new ScheduledThreadPoolExecutor(1, Threads.daemons("lifecycle-timer"));
     executor.setRemoveOnCancelPolicy(true); // a cancelled 30-day guard must not linger
   }
 
@@ -38,7 +35,7 @@ final class SystemTimerScheduler implements TimerScheduler {
     }
     Task scheduled = new Task(task);
     // Nanoseconds, saturated at Limit.MAX: no int narrowing, no toMillis()/toNanos() overflow.
-    scheduled.future = executor.schedule(scheduled, Limit.saturatedNanos(delay), NANOSECONDS);
+    scheduled.future = executor.schedule(scheduled, Durations.saturatedNanos(delay), NANOSECONDS);
     if (scheduled.state.get() == Task.CANCELLED) {
       scheduled.future.cancel(false); // cancel() ran before the future was published
     }

@@ -1,5 +1,6 @@
 package dev.lifecycle.tree;
 
+import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.cgroup.Cgroup;
 import java.io.IOException;
 import java.util.List;
@@ -28,8 +29,7 @@ final class CgroupRemoval {
   static void track(Cgroup cgroup) {
     if (HOOKED.compareAndSet(false, true)) {
       try {
-        Runtime.getRuntime()
-            .addShutdownHook(new Thread(CgroupRemoval::finishPending, "lifecycle-cgroup-removal"));
+        Threads.shutdownHook("lifecycle-cgroup-removal", CgroupRemoval::finishPending);
       } catch (IllegalStateException shuttingDown) {
         // the JVM is exiting already: the tree is removed by its termination or not at all
       }

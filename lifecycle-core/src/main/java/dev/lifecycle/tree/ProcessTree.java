@@ -1,5 +1,7 @@
 package dev.lifecycle.tree;
 
+import dev.lifecycle.internal.Backoff;
+import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.Containment;
 import dev.lifecycle.process.ContainmentTier;
 import dev.lifecycle.process.Liveness;
@@ -28,7 +30,7 @@ import org.slf4j.LoggerFactory;
 /**
  * A supervised child and everything it starts, owned as one unit: its process group and session,
  * its descendants by parentage, and every process that inherited its environment cookie, including
- * those that escaped with setsid or a double fork.
+ * those that escaped with setsid or a double fork. Thread-safe.
  *
  * <p>The leader is spawned in a session of its own and held unreaped after it exits, so the group
  * id cannot be reused while the tree may still signal it; it is reaped as the last step of {@link
@@ -483,7 +485,7 @@ public final class ProcessTree implements AutoCloseable {
    */
   public CompletableFuture<ProcessTree> onExit() {
     if (cgroup.isEmpty() && watching.compareAndSet(false, true)) {
-      leader.onExit().whenComplete((p, t) -> poll(new Backoff(FIRST_EXIT_POLL, MAX_EXIT_POLL)));
+      leader.onExit().whenComplete((p, t) -> poll(Backoff.of(FIRST_EXIT_POLL, MAX_EXIT_POLL)));
     }
     return exit.copy();
   }
@@ -543,9 +545,7 @@ public final class ProcessTree implements AutoCloseable {
   public CompletableFuture<TerminationReport> terminateAsync(Duration grace) {
     CompletableFuture<TerminationReport> mine = new CompletableFuture<>();
     if (termination.compareAndSet(null, mine)) {
-      Thread thread = new Thread(() -> run(mine, grace), "lifecycle-terminate-" + leader.pid());
-      thread.setDaemon(false);
-      thread.start();
+      Threads.startKeepingJvm("lifecycle-terminate-" + leader.pid(), () -> run(mine, grace));
     }
     return termination.get().copy();
   }

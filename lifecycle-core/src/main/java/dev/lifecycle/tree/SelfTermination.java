@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * Ends this JVM's own tree and then the JVM: for a worker past its TTL or a broker past its startup
  * bound. Every other process of the tree gets SIGTERM (and SIGCONT), the {@code beforeKill} hook
  * runs (bounded: its failure or hang never stops the kill), whatever is left after the grace gets
- * SIGKILL and is verified gone, then the JVM exits with the given code.
+ * SIGKILL and is verified gone, then the JVM exits with the given code. Immutable once built; safe
+ * to use from any thread.
  *
  * <p>The tree is: this JVM's descendants by parentage; its process group when it leads that group;
  * its session when it leads that session; and processes carrying its {@link

@@ -1,5 +1,7 @@
 package dev.lifecycle.tree;
 
+import dev.lifecycle.internal.Backoff;
+import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
@@ -232,7 +234,7 @@ final class Termination {
       case GRACE -> {
         // Processes forked or found during the grace get TERM at once and share its deadline.
         // With no grace left there is nothing to wait for: KILL, and VERIFY finds newcomers.
-        if (System.nanoTime() < graceDeadline) {
+        if (System.nanoTime() - graceDeadline < 0) {
           awaitGone(graceDeadline, Signal.TERM, m -> !termed.contains(m.identity()), true, true);
         }
         yield State.BEFORE_KILL;
@@ -375,7 +377,7 @@ final class Termination {
       Predicate<TreeMember> needsSignal,
       boolean stopOnInterrupt,
       boolean cookieFirst) {
-    Backoff backoff = new Backoff(FIRST_POLL, MAX_POLL);
+    Backoff backoff = Backoff.of(FIRST_POLL, MAX_POLL);
     boolean withCookie = cookieFirst;
     while (true) {
       TreeView view = observe(withCookie);
@@ -495,19 +497,16 @@ final class Termination {
       return;
     }
     CompletableFuture<Void> done = new CompletableFuture<>();
-    Thread thread =
-        new Thread(
-            () -> {
-              try {
-                beforeKill.run();
-                done.complete(null);
-              } catch (Throwable t) {
-                done.completeExceptionally(t);
-              }
-            },
-            "lifecycle-before-kill");
-    thread.setDaemon(true);
-    thread.start();
+    Threads.startDaemon(
+        "lifecycle-before-kill",
+        () -> {
+          try {
+            beforeKill.run();
+            done.complete(null);
+          } catch (Throwable t) {
+            done.completeExceptionally(t);
+          }
+        });
     try {
       done.get(beforeKillTimeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (ExecutionException e) {

@@ -11,7 +11,7 @@ import java.util.TreeSet;
 
 /**
  * What one termination did and what it proved. Every caller of a tree's {@code terminate} gets the
- * same instance. Immutable.
+ * same instance. Immutable. Thread-safe.
  *
  * <p>{@link #isComplete()} means proven: no survivor, and nothing the tier could not see. In the
  * {@link ContainmentTier#CGROUP} tier the proof is the kernel's ({@code cgroup.events populated

@@ -1,6 +1,8 @@
 package dev.lifecycle.tree;
 
+import dev.lifecycle.internal.Durations;
 import dev.lifecycle.process.Containment;
+import dev.lifecycle.time.Limit;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -39,11 +41,9 @@ public record TreeOptions(
   /** Default verification bound: SIGKILL'd processes are gone within milliseconds unless in D. */
   public static final Duration DEFAULT_VERIFY_TIMEOUT = Duration.ofSeconds(5);
 
-  /** Longer durations are clamped to this ("effectively never"), so no arithmetic overflows. */
-  public static final Duration MAX = Duration.ofDays(365);
-
   /**
-   * Checks every component; durations above {@link #MAX} are clamped to it.
+   * Checks every component; durations above {@link Limit#MAX} (100 years) are clamped to it, so no
+   * deadline overflows.
    *
    * @param grace how long the tree may take to exit after SIGTERM before SIGKILL ({@link
    *     ProcessTree#close()} and {@link ProcessTree#terminate()} use it; zero means SIGKILL right
@@ -146,10 +146,6 @@ public record TreeOptions(
   }
 
   static Duration check(Duration value, String name) {
-    Objects.requireNonNull(value, name);
-    if (value.isNegative()) {
-      throw new IllegalArgumentException(name + " must not be negative: " + value);
-    }
-    return value.compareTo(MAX) > 0 ? MAX : value;
+    return Durations.nonNegative(value, name);
   }
 }

@@ -9,6 +9,7 @@ import java.util.Optional;
 /**
  * What a job file says: one immutable snapshot of a job. Timestamps are wall-clock (for people and
  * other processes); the ceiling itself is measured on the monotonic clock (see {@link Worker}).
+ * Thread-safe.
  *
  * @param jobId the caller's name for the job
  * @param status the latched status

@@ -1,5 +1,6 @@
 package dev.lifecycle.worker;
 
+import dev.lifecycle.internal.Durations;
 import dev.lifecycle.internal.Setting;
 import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.ProcessPlatform;
@@ -24,7 +25,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A detached background job with a wall-clock ceiling: a runaway guard, not a task deadline. The
  * job's status is latched exactly once (compare-and-set from {@link WorkerStatus#RUNNING}) and
- * persisted to a {@link JobFile}.
+ * persisted to a {@link JobFile}. Thread-safe: whichever thread completes, fails or expires the
+ * job, the status latches once.
  *
  * <p>Ordering on expiry: the timer latches {@link WorkerStatus#EXPIRED} in memory first, so a
  * completion or failure that arrives later (typically during the grace, while the job still runs
@@ -67,9 +69,9 @@ public final class Worker implements AutoCloseable {
   public static final Duration DEFAULT_GRACE = Duration.ofSeconds(5);
 
   private static final Setting<Limit> CEILING =
-      Setting.limit(CEILING_PROPERTY, CEILING_ENV, DEFAULT_CEILING);
+      Setting.of(CEILING_PROPERTY, CEILING_ENV, DEFAULT_CEILING, Limit::parse);
   private static final Setting<Duration> GRACE =
-      Setting.grace(GRACE_PROPERTY, GRACE_ENV, DEFAULT_GRACE);
+      Setting.duration(GRACE_PROPERTY, GRACE_ENV, DEFAULT_GRACE);
 
   /** The exit status of a worker that outlived its ceiling: 124, as coreutils {@code timeout}. */
   public static final int EXPIRED_EXIT_CODE = 124;
@@ -323,10 +325,7 @@ public final class Worker implements AutoCloseable {
      * @throws IllegalArgumentException if {@code value} is negative
      */
     public Builder grace(Duration value) {
-      if (value.isNegative()) {
-        throw new IllegalArgumentException("grace must not be negative: " + value);
-      }
-      grace = Optional.of(value);
+      grace = Optional.of(Durations.nonNegative(value, "grace"));
       return this;
     }
 

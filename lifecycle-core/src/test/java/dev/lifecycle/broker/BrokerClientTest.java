@@ -1,15 +1,20 @@
 package dev.lifecycle.broker;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.lifecycle.internal.Setting;
 import dev.lifecycle.probe.Endpoint;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.record.RecordStore;
 import dev.lifecycle.record.SessionRecord;
 import dev.lifecycle.time.Limit;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -68,5 +73,28 @@ class BrokerClientTest {
     } finally {
       System.clearProperty(property);
     }
+  }
+
+  @Test
+  void theBackendGraceIsADurationFromCodeThenPropertyThenVariableThenDefault() {
+    Setting<Duration> grace = BrokerRuntime.BACKEND_GRACE;
+    Map<String, String> properties = new HashMap<>();
+    Map<String, String> environment = new HashMap<>();
+    assertThat(grace.resolve(Optional.empty(), properties::get, environment::get))
+        .isEqualTo(BrokerRuntime.DEFAULT_BACKEND_GRACE);
+    environment.put(BrokerRuntime.BACKEND_GRACE_ENV, "2s");
+    assertThat(grace.resolve(Optional.empty(), properties::get, environment::get))
+        .isEqualTo(Duration.ofSeconds(2));
+    properties.put(BrokerRuntime.BACKEND_GRACE_PROPERTY, "0");
+    assertThat(grace.resolve(Optional.empty(), properties::get, environment::get)).isZero();
+    assertThat(
+            grace.resolve(Optional.of(Duration.ofMillis(300)), properties::get, environment::get))
+        .isEqualTo(Duration.ofMillis(300));
+    properties.put(BrokerRuntime.BACKEND_GRACE_PROPERTY, "soon");
+    assertThat(grace.resolve(Optional.empty(), properties::get, environment::get))
+        .isEqualTo(Duration.ofSeconds(2));
+    assertThatThrownBy(() -> grace.parse("soon"))
+        .hasMessageContaining(BrokerRuntime.BACKEND_GRACE_PROPERTY)
+        .hasMessageContaining("\"soon\"");
   }
 }

@@ -45,7 +45,7 @@ class BrokerRuntimeTest {
   private final ManualScheduler time = new ManualScheduler();
   private final List<BrokerRuntime> runtimes = new ArrayList<>();
   private final List<ProcessTree> trees = new ArrayList<>();
-  private final List<BrokerRuntime.Step> steps = Collections.synchronizedList(new ArrayList<>());
+  private final List<ShutdownPass.Step> steps = Collections.synchronizedList(new ArrayList<>());
   private final CompletableFuture<String> held = new CompletableFuture<>();
   private final CountDownLatch holding = new CountDownLatch(1);
 
@@ -197,7 +197,7 @@ class BrokerRuntimeTest {
       reports.add(call.get(5, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS));
     }
     assertThat(reports).allMatch(report -> report == reports.get(0));
-    assertThat(steps).containsExactly(BrokerRuntime.Step.values());
+    assertThat(steps).containsExactly(ShutdownPass.Step.values());
   }
 
   private static void await(CyclicBarrier barrier) {

@@ -21,7 +21,7 @@ class SettingTest {
   private static final String PROPERTY = "lifecycle.test.setting." + ProcessHandle.current().pid();
   private static final String VARIABLE = "LIFECYCLE_TEST_SETTING";
   private static final Setting<Limit> LIMIT =
-      Setting.limit(PROPERTY, VARIABLE, Limit.ofSeconds(60));
+      Setting.of(PROPERTY, VARIABLE, Limit.ofSeconds(60), Limit::parse);
 
   private static final Function<String, String> NO_ENVIRONMENT = name -> null;
 
@@ -113,7 +113,7 @@ class SettingTest {
     assertThat(flag.resolve(Optional.empty(), name -> null, environment("TRUE"))).isTrue();
     assertThat(flag.resolve(Optional.empty(), name -> null, environment("yes"))).isFalse();
 
-    Setting<Duration> grace = Setting.grace(PROPERTY, VARIABLE, Duration.ofSeconds(5));
+    Setting<Duration> grace = Setting.duration(PROPERTY, VARIABLE, Duration.ofSeconds(5));
     assertThat(grace.resolve(Optional.empty(), name -> null, environment("0"))).isZero();
     assertThat(grace.resolve(Optional.empty(), name -> null, environment("1500ms")))
         .isEqualTo(Duration.ofMillis(1500));

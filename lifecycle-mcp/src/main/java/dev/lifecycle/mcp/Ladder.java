@@ -33,7 +33,7 @@ final class Ladder {
     closeStdin(tree);
     boolean goneAfterEof = goneBefore || await(exit, steps.stdinWait());
     // Also when the tree is gone: terminate verifies, sweeps escapees and reaps the held leader.
-    TerminationReport report = tree.terminate(ShutdownLadder.wait(steps.termGrace()));
+    TerminationReport report = tree.terminate(steps.termGrace());
     Step step;
     if (goneBefore) {
       step = Step.ALREADY_GONE;
@@ -71,8 +71,8 @@ final class Ladder {
     }
   }
 
-  private static boolean await(CompletableFuture<ProcessTree> exit, dev.lifecycle.time.Limit wait) {
-    if (exit.isDone() || !wait.isEnabled()) {
+  private static boolean await(CompletableFuture<ProcessTree> exit, Duration wait) {
+    if (exit.isDone() || wait.isZero()) {
       return exit.isDone();
     }
     try {

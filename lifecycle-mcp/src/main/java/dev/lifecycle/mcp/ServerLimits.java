@@ -49,13 +49,13 @@ public record ServerLimits(Limit startup, Limit idle, Limit wallClock) {
   public static final String WALL_CLOCK_ENV = "LIFECYCLE_MCP_WALL_CLOCK";
 
   private static final Setting<Limit> STARTUP =
-      Setting.limit(STARTUP_PROPERTY, STARTUP_ENV, Limit.of(DEFAULT_STARTUP));
+      Setting.of(STARTUP_PROPERTY, STARTUP_ENV, Limit.of(DEFAULT_STARTUP), Limit::parse);
 
   private static final Setting<Limit> IDLE =
-      Setting.limit(IDLE_PROPERTY, IDLE_ENV, Limit.disabled());
+      Setting.of(IDLE_PROPERTY, IDLE_ENV, Limit.disabled(), Limit::parse);
 
   private static final Setting<Limit> WALL_CLOCK =
-      Setting.limit(WALL_CLOCK_PROPERTY, WALL_CLOCK_ENV, Limit.disabled());
+      Setting.of(WALL_CLOCK_PROPERTY, WALL_CLOCK_ENV, Limit.disabled(), Limit::parse);
 
   /**
    * Checks that every limit is given; use {@link Limit#disabled()} for no limit.

@@ -1,9 +1,8 @@
 package dev.lifecycle.mcp;
 
+import dev.lifecycle.internal.Durations;
 import dev.lifecycle.internal.Setting;
-import dev.lifecycle.time.Limit;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -13,25 +12,26 @@ import java.util.function.Function;
  * to {@link #termGrace}, SIGKILL to what is left, then up to {@link #killVerify} for the kernel to
  * prove it gone. An immutable value; thread-safe.
  *
- * <p>Every step is a {@link Limit}: a disabled ({@code 0}) step does not wait (a disabled {@code
- * stdinWait} sends SIGTERM right after closing stdin, a disabled {@code termGrace} sends SIGKILL
- * right after SIGTERM, a disabled {@code killVerify} reports what is still alive at once). Huge
- * values clamp as every {@code Limit} does. The worst case of a close is the sum of the three plus
- * a few scans; the defaults (2 s + 2 s + 3 s) stay below the 10 s the SDK's {@code
+ * <p>Every step is a {@link Duration}, and a zero step does not wait (a zero {@code stdinWait}
+ * sends SIGTERM right after closing stdin, a zero {@code termGrace} sends SIGKILL right after
+ * SIGTERM, a zero {@code killVerify} reports what is still alive at once). Steps over 100 years
+ * ({@link dev.lifecycle.time.Limit#MAX}) clamp to it. The worst case of a close is the sum of the
+ * three plus a few scans; the defaults (2 s + 2 s + 3 s) stay below the 10 s the SDK's {@code
  * McpSyncClient.closeGracefully()} waits.
  *
  * <p>Configuration: each step a transport runs with is, in this order of precedence (that of every
  * lifecycle setting), the value set on its builder, else the system property ({@value
  * #STDIN_WAIT_PROPERTY}, {@value #TERM_GRACE_PROPERTY}, {@value #KILL_VERIFY_PROPERTY}), else the
  * environment variable ({@value #STDIN_WAIT_ENV}, {@value #TERM_GRACE_ENV}, {@value
- * #KILL_VERIFY_ENV}), else the default ({@link Limit#parse} grammar; an unusable value is logged
- * and the next source down is used).
+ * #KILL_VERIFY_ENV}), else the default ({@link dev.lifecycle.time.Limit#parse} grammar, {@code 0}
+ * means no wait; an unusable value is logged, naming the setting and the value, and the next source
+ * down is used).
  *
  * @param stdinWait how long the tree may take to exit after its stdin reached end-of-file
  * @param termGrace how long the tree may take to exit after SIGTERM
  * @param killVerify how long to wait after SIGKILL before the rest is reported as survivors
  */
-public record ShutdownLadder(Limit stdinWait, Limit termGrace, Limit killVerify) {
+public record ShutdownLadder(Duration stdinWait, Duration termGrace, Duration killVerify) {
 
   /** The TypeScript SDK's wait after closing stdin and after SIGTERM: 2 s each. */
   public static final Duration DEFAULT_STDIN_WAIT = Duration.ofSeconds(2);
@@ -60,27 +60,28 @@ public record ShutdownLadder(Limit stdinWait, Limit termGrace, Limit killVerify)
   /** Environment variable that overrides {@code killVerify} when the property is unset. */
   public static final String KILL_VERIFY_ENV = "LIFECYCLE_MCP_KILL_VERIFY";
 
-  private static final Setting<Limit> STDIN_WAIT =
-      Setting.limit(STDIN_WAIT_PROPERTY, STDIN_WAIT_ENV, Limit.of(DEFAULT_STDIN_WAIT));
+  private static final Setting<Duration> STDIN_WAIT =
+      Setting.duration(STDIN_WAIT_PROPERTY, STDIN_WAIT_ENV, DEFAULT_STDIN_WAIT);
 
-  private static final Setting<Limit> TERM_GRACE =
-      Setting.limit(TERM_GRACE_PROPERTY, TERM_GRACE_ENV, Limit.of(DEFAULT_TERM_GRACE));
+  private static final Setting<Duration> TERM_GRACE =
+      Setting.duration(TERM_GRACE_PROPERTY, TERM_GRACE_ENV, DEFAULT_TERM_GRACE);
 
-  private static final Setting<Limit> KILL_VERIFY =
-      Setting.limit(KILL_VERIFY_PROPERTY, KILL_VERIFY_ENV, Limit.of(DEFAULT_KILL_VERIFY));
+  private static final Setting<Duration> KILL_VERIFY =
+      Setting.duration(KILL_VERIFY_PROPERTY, KILL_VERIFY_ENV, DEFAULT_KILL_VERIFY);
 
   /**
-   * Checks that every step is given; use {@link Limit#disabled()} for a step that must not wait.
+   * Checks every step; use {@link Duration#ZERO} for a step that must not wait.
    *
    * @param stdinWait how long the tree may take to exit after its stdin reached end-of-file
    * @param termGrace how long the tree may take to exit after SIGTERM
    * @param killVerify how long to wait after SIGKILL before the rest is reported as survivors
    * @throws NullPointerException if a component is {@code null}
+   * @throws IllegalArgumentException if a component is negative
    */
   public ShutdownLadder {
-    Objects.requireNonNull(stdinWait, "stdinWait");
-    Objects.requireNonNull(termGrace, "termGrace");
-    Objects.requireNonNull(killVerify, "killVerify");
+    stdinWait = Durations.nonNegative(stdinWait, "stdinWait");
+    termGrace = Durations.nonNegative(termGrace, "termGrace");
+    killVerify = Durations.nonNegative(killVerify, "killVerify");
   }
 
   /**
@@ -89,39 +90,41 @@ public record ShutdownLadder(Limit stdinWait, Limit termGrace, Limit killVerify)
    * @return the default ladder, without configuration ({@link #configured()})
    */
   public static ShutdownLadder defaults() {
-    return new ShutdownLadder(
-        Limit.of(DEFAULT_STDIN_WAIT), Limit.of(DEFAULT_TERM_GRACE), Limit.of(DEFAULT_KILL_VERIFY));
+    return new ShutdownLadder(DEFAULT_STDIN_WAIT, DEFAULT_TERM_GRACE, DEFAULT_KILL_VERIFY);
   }
 
   /**
    * A copy of this ladder with another wait after closing stdin.
    *
-   * @param value how long the tree may take to exit after stdin end-of-file; disabled sends SIGTERM
-   *     at once
+   * @param value how long the tree may take to exit after stdin end-of-file; zero sends SIGTERM at
+   *     once
    * @return a new ladder; this one is unchanged
+   * @throws IllegalArgumentException if {@code value} is negative
    */
-  public ShutdownLadder withStdinWait(Limit value) {
+  public ShutdownLadder withStdinWait(Duration value) {
     return new ShutdownLadder(value, termGrace, killVerify);
   }
 
   /**
    * A copy of this ladder with another grace between SIGTERM and SIGKILL.
    *
-   * @param value how long the tree may take to exit after SIGTERM; disabled sends SIGKILL at once
+   * @param value how long the tree may take to exit after SIGTERM; zero sends SIGKILL at once
    * @return a new ladder; this one is unchanged
+   * @throws IllegalArgumentException if {@code value} is negative
    */
-  public ShutdownLadder withTermGrace(Limit value) {
+  public ShutdownLadder withTermGrace(Duration value) {
     return new ShutdownLadder(stdinWait, value, killVerify);
   }
 
   /**
    * A copy of this ladder with another wait after SIGKILL.
    *
-   * @param value how long to wait for SIGKILLed processes to disappear; disabled reports what is
-   *     still alive at once
+   * @param value how long to wait for SIGKILLed processes to disappear; zero reports what is still
+   *     alive at once
    * @return a new ladder; this one is unchanged
+   * @throws IllegalArgumentException if {@code value} is negative
    */
-  public ShutdownLadder withKillVerify(Limit value) {
+  public ShutdownLadder withKillVerify(Duration value) {
     return new ShutdownLadder(stdinWait, termGrace, value);
   }
 
@@ -138,9 +141,9 @@ public record ShutdownLadder(Limit stdinWait, Limit termGrace, Limit killVerify)
 
   /** Each step set in code, else configured, else its default. */
   static ShutdownLadder resolve(
-      Optional<Limit> stdinWait,
-      Optional<Limit> termGrace,
-      Optional<Limit> killVerify,
+      Optional<Duration> stdinWait,
+      Optional<Duration> termGrace,
+      Optional<Duration> killVerify,
       Function<String, String> properties,
       Function<String, String> environment) {
     return new ShutdownLadder(
@@ -152,13 +155,9 @@ public record ShutdownLadder(Limit stdinWait, Limit termGrace, Limit killVerify)
   /**
    * The longest a close can wait on the ladder's own steps.
    *
-   * @return the sum of the three steps, a disabled step counting as zero (scans not included)
+   * @return the sum of the three steps (scans not included)
    */
   public Duration worstCase() {
-    return wait(stdinWait).plus(wait(termGrace)).plus(wait(killVerify));
-  }
-
-  static Duration wait(Limit limit) {
-    return limit.asOptional().orElse(Duration.ZERO);
+    return stdinWait.plus(termGrace).plus(killVerify);
   }
 }

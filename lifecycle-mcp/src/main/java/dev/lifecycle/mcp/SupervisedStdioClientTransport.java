@@ -2,6 +2,7 @@ package dev.lifecycle.mcp;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import dev.lifecycle.internal.Threads;
 import dev.lifecycle.mcp.StdioShutdownReport.Step;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.tether.Tether;
@@ -271,7 +272,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
       long pid = spawned.leader().pid();
       writer =
           Executors.newSingleThreadExecutor(
-              r -> daemon(r, "lifecycle-mcp-stdin-" + pid)); // one writer keeps messages in order
+              Threads.daemons("lifecycle-mcp-stdin-" + pid)); // one writer keeps messages in order
       binding = bound.binding();
       startupGuard =
           Guards.arm(
@@ -290,13 +291,13 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
                       "the server ran for its wall-clock limit of " + limits.wallClock(),
                       null));
       Thread output =
-          daemon(
-              () -> readStdout(spawned.leader().getInputStream()), "lifecycle-mcp-stdout-" + pid);
+          Threads.daemon(
+              "lifecycle-mcp-stdout-" + pid, () -> readStdout(spawned.leader().getInputStream()));
       stdoutReader = output;
       output.start();
       Thread errors =
-          daemon(
-              () -> readStderr(spawned.leader().getErrorStream()), "lifecycle-mcp-stderr-" + pid);
+          Threads.daemon(
+              "lifecycle-mcp-stderr-" + pid, () -> readStderr(spawned.leader().getErrorStream()));
       stderrReader = errors;
       errors.start();
       // On a thread of its own: serverGone waits for the stdout reader, and the library's exit
@@ -306,10 +307,9 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
           .onExit()
           .thenRun(
               () ->
-                  daemon(
-                          () -> serverGone("the server exited", null, STDOUT_DRAIN_AFTER_EXIT),
-                          "lifecycle-mcp-exit-" + pid)
-                      .start());
+                  Threads.startDaemon(
+                      "lifecycle-mcp-exit-" + pid,
+                      () -> serverGone("the server exited", null, STDOUT_DRAIN_AFTER_EXIT)));
       if (state != State.RUNNING) { // the server exited already: nothing can be written
         failEarly();
       }
@@ -326,7 +326,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
   }
 
   static TreeOptions treeOptions(ShutdownLadder ladder) {
-    Duration grace = ShutdownLadder.wait(ladder.termGrace());
+    Duration grace = ladder.termGrace();
     Duration escapeeGrace =
         grace.compareTo(TreeOptions.DEFAULT_ESCAPEE_GRACE) < 0
             ? grace
@@ -334,7 +334,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
     return TreeOptions.defaults()
         .withGrace(grace)
         .withEscapeeGrace(escapeeGrace)
-        .withVerifyTimeout(ShutdownLadder.wait(ladder.killVerify()));
+        .withVerifyTimeout(ladder.killVerify());
   }
 
   private void readStdout(InputStream stdout) {
@@ -652,12 +652,9 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
       pending = inFlight.drainOutgoing();
     }
     // Not a daemon: an escalation under way must finish even if the JVM is exiting.
-    Thread thread =
-        new Thread(
-            () -> shutdownNow(stopping, reason, why, pending),
-            "lifecycle-mcp-shutdown-" + stopping.leader().pid());
-    thread.setDaemon(false);
-    thread.start();
+    Threads.startKeepingJvm(
+        "lifecycle-mcp-shutdown-" + stopping.leader().pid(),
+        () -> shutdownNow(stopping, reason, why, pending));
     return report.copy();
   }
 
@@ -810,12 +807,6 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
     return line.length() <= EXCERPT ? line : line.substring(0, EXCERPT) + "...";
   }
 
-  private static Thread daemon(Runnable body, String name) {
-    Thread thread = new Thread(body, name);
-    thread.setDaemon(true);
-    return thread;
-  }
-
   @Override
   public String toString() {
     return "SupervisedStdioClientTransport[" + params.getCommand() + ", " + tree + "]";
@@ -826,9 +817,9 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
     private final ServerParameters params;
     private McpJsonMapper mapper;
     // Set in code or empty; empty ones come from configuration, else their defaults.
-    private Optional<Limit> stdinWait = Optional.empty();
-    private Optional<Limit> termGrace = Optional.empty();
-    private Optional<Limit> killVerify = Optional.empty();
+    private Optional<Duration> stdinWait = Optional.empty();
+    private Optional<Duration> termGrace = Optional.empty();
+    private Optional<Duration> killVerify = Optional.empty();
     private Optional<Limit> startup = Optional.empty();
     private Optional<Limit> idle = Optional.empty();
     private Optional<Limit> wallClock = Optional.empty();

@@ -7,6 +7,8 @@ import dev.lifecycle.time.Limit;
 import dev.lifecycle.tree.TreeOptions;
 import io.modelcontextprotocol.client.transport.ServerParameters;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -15,18 +17,18 @@ class ConfigurationTest {
   @Test
   void theDefaultLadderFitsTheTenSecondsTheSdksSyncCloseWaits() {
     ShutdownLadder ladder = ShutdownLadder.defaults();
-    assertThat(ladder.stdinWait().duration()).isEqualTo(Duration.ofSeconds(2));
-    assertThat(ladder.termGrace().duration()).isEqualTo(Duration.ofSeconds(2));
-    assertThat(ladder.killVerify().duration()).isEqualTo(Duration.ofSeconds(3));
+    assertThat(ladder.stdinWait()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(ladder.termGrace()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(ladder.killVerify()).isEqualTo(Duration.ofSeconds(3));
     assertThat(ladder.worstCase())
         .isEqualTo(Duration.ofSeconds(7))
         .isLessThan(Duration.ofSeconds(10));
   }
 
   @Test
-  void disabledStepsWaitZeroAndMapToTheTreeOptions() {
+  void zeroStepsWaitZeroAndMapToTheTreeOptions() {
     ShutdownLadder ladder =
-        new ShutdownLadder(Limit.disabled(), Limit.parse("0"), Limit.ofMillis(250));
+        new ShutdownLadder(Duration.ZERO, Duration.ZERO, Duration.ofMillis(250));
     assertThat(ladder.worstCase()).isEqualTo(Duration.ofMillis(250));
     TreeOptions options = SupervisedStdioClientTransport.treeOptions(ladder);
     assertThat(options.grace()).isZero();
@@ -38,22 +40,22 @@ class ConfigurationTest {
   void theEscapeeGraceNeverExceedsTheTermGrace() {
     TreeOptions shortGrace =
         SupervisedStdioClientTransport.treeOptions(
-            ShutdownLadder.defaults().withTermGrace(Limit.ofMillis(300)));
+            ShutdownLadder.defaults().withTermGrace(Duration.ofMillis(300)));
     assertThat(shortGrace.escapeeGrace()).isEqualTo(Duration.ofMillis(300));
     TreeOptions longGrace =
         SupervisedStdioClientTransport.treeOptions(
-            ShutdownLadder.defaults().withTermGrace(Limit.ofSeconds(30)));
+            ShutdownLadder.defaults().withTermGrace(Duration.ofSeconds(30)));
     assertThat(longGrace.escapeeGrace()).isEqualTo(TreeOptions.DEFAULT_ESCAPEE_GRACE);
   }
 
   @Test
   void hugeValuesClampInsteadOfOverflowing() {
     ShutdownLadder ladder =
-        ShutdownLadder.defaults()
-            .withTermGrace(Limit.of(Long.MAX_VALUE, java.time.temporal.ChronoUnit.DAYS));
-    assertThat(ladder.termGrace().isClamped()).isTrue();
-    assertThat(SupervisedStdioClientTransport.treeOptions(ladder).grace())
-        .isEqualTo(TreeOptions.MAX); // the tree clamps further; nothing overflows
+        ShutdownLadder.defaults().withTermGrace(Duration.ofSeconds(Long.MAX_VALUE));
+    assertThat(ladder.termGrace()).isEqualTo(Limit.MAX);
+    assertThat(ladder.withKillVerify(ChronoUnit.FOREVER.getDuration()).worstCase())
+        .isEqualTo(Limit.MAX.multipliedBy(2).plus(ShutdownLadder.DEFAULT_STDIN_WAIT));
+    assertThat(SupervisedStdioClientTransport.treeOptions(ladder).grace()).isEqualTo(Limit.MAX);
     ServerLimits limits = ServerLimits.defaults().withIdle(Limit.parse("100000000d"));
     assertThat(limits.idle().isClamped()).isTrue();
     assertThat(limits.idle().duration()).isEqualTo(Limit.MAX);
@@ -70,13 +72,13 @@ class ConfigurationTest {
 
   @Test
   void codeWinsThenPropertiesThenEnvironmentThenDefaultsAndTyposFallThrough() {
-    java.util.Map<String, String> properties =
-        java.util.Map.of(
+    Map<String, String> properties =
+        Map.of(
             ShutdownLadder.TERM_GRACE_PROPERTY, "500ms",
             ServerLimits.IDLE_PROPERTY, "0",
             ServerLimits.STARTUP_PROPERTY, "9s");
-    java.util.Map<String, String> environment =
-        java.util.Map.of(
+    Map<String, String> environment =
+        Map.of(
             ShutdownLadder.TERM_GRACE_ENV, "9s",
             ShutdownLadder.STDIN_WAIT_ENV, "1s",
             ShutdownLadder.KILL_VERIFY_ENV, "soon", // unusable: logged, the default stays
@@ -88,9 +90,18 @@ class ConfigurationTest {
             Optional.empty(),
             properties::get,
             environment::get);
-    assertThat(ladder.termGrace().duration()).isEqualTo(Duration.ofMillis(500)); // property
-    assertThat(ladder.stdinWait().duration()).isEqualTo(Duration.ofSeconds(1)); // environment
-    assertThat(ladder.killVerify().duration()).isEqualTo(ShutdownLadder.DEFAULT_KILL_VERIFY);
+    assertThat(ladder.termGrace()).isEqualTo(Duration.ofMillis(500)); // property
+    assertThat(ladder.stdinWait()).isEqualTo(Duration.ofSeconds(1)); // environment
+    assertThat(ladder.killVerify()).isEqualTo(ShutdownLadder.DEFAULT_KILL_VERIFY);
+    assertThat(
+            ShutdownLadder.resolve(
+                Optional.of(Duration.ZERO), // code beats the environment's "1s"
+                Optional.empty(),
+                Optional.empty(),
+                Map.of(ShutdownLadder.TERM_GRACE_PROPERTY, "0")::get,
+                environment::get))
+        .isEqualTo(
+            new ShutdownLadder(Duration.ZERO, Duration.ZERO, ShutdownLadder.DEFAULT_KILL_VERIFY));
     ServerLimits limits =
         ServerLimits.resolve(
             Optional.of(Limit.ofSeconds(30)), // code
@@ -136,8 +147,11 @@ class ConfigurationTest {
     ServerParameters params = ServerParameters.builder("true").build();
     assertThatThrownBy(() -> SupervisedStdioClientTransport.builder(params).maxLineBytes(0))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new ShutdownLadder(null, Limit.disabled(), Limit.disabled()))
+    assertThatThrownBy(() -> new ShutdownLadder(null, Duration.ZERO, Duration.ZERO))
         .isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> ShutdownLadder.defaults().withTermGrace(Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("termGrace");
     assertThatThrownBy(() -> Limit.parse("-1s")).isInstanceOf(IllegalArgumentException.class);
   }
 

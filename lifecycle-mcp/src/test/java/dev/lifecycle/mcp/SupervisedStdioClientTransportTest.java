@@ -179,7 +179,7 @@ class SupervisedStdioClientTransportTest {
   @Test
   void disabledLadderStepsDoNotWait() throws Exception {
     ShutdownLadder immediate =
-        ShutdownLadder.defaults().withStdinWait(Limit.disabled()).withTermGrace(Limit.disabled());
+        ShutdownLadder.defaults().withStdinWait(Duration.ZERO).withTermGrace(Duration.ZERO);
     SupervisedStdioClientTransport transport =
         SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.IGNORE_TERM))
             .shutdownLadder(immediate)

@@ -1,5 +1,6 @@
 package dev.lifecycle.posix;
 
+import dev.lifecycle.internal.Threads;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,12 +18,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class ExitAwareStreams {
   private static final ExecutorService RELEASER =
-      Executors.newSingleThreadExecutor(
-          r -> {
-            Thread t = new Thread(r, "lifecycle-stream-release");
-            t.setDaemon(true);
-            return t;
-          });
+      Executors.newSingleThreadExecutor(Threads.daemons("lifecycle-stream-release"));
 
   private ExitAwareStreams() {}
 

@@ -1,5 +1,7 @@
 package dev.lifecycle.posix;
 
+import dev.lifecycle.internal.Threads;
+
 /**
  * Observes children's exits and has each one collect its status ({@link PosixProcess#collectExit}).
  */
@@ -16,15 +18,12 @@ interface ExitWatcher {
    */
   static ExitWatcher threadPerChild() {
     return process -> {
-      Thread thread =
-          new Thread(
-              () -> {
-                process.awaitExit();
-                process.collectExit();
-              },
-              "lifecycle-exit-" + process.pid());
-      thread.setDaemon(true);
-      thread.start();
+      Threads.startDaemon(
+          "lifecycle-exit-" + process.pid(),
+          () -> {
+            process.awaitExit();
+            process.collectExit();
+          });
     };
   }
 }

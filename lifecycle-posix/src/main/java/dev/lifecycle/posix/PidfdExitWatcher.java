@@ -2,6 +2,7 @@ package dev.lifecycle.posix;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Platform;
+import dev.lifecycle.internal.Threads;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -60,14 +61,11 @@ final class PidfdExitWatcher implements ExitWatcher {
     }
     PidfdExitWatcher watcher = new PidfdExitWatcher(epoll, wakeup);
     try {
-      Runtime.getRuntime()
-          .addShutdownHook(new Thread(watcher::shutdown, "lifecycle-exit-watcher-shutdown"));
+      Threads.shutdownHook("lifecycle-exit-watcher-shutdown", watcher::shutdown);
     } catch (IllegalStateException alreadyShuttingDown) {
       watcher.shuttingDown = true;
     }
-    Thread thread = new Thread(watcher::run, "lifecycle-exit-watcher");
-    thread.setDaemon(true);
-    thread.start();
+    Threads.startDaemon("lifecycle-exit-watcher", watcher::run);
     return watcher;
   }
 

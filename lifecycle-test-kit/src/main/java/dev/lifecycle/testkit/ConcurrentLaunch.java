@@ -1,5 +1,6 @@
 package dev.lifecycle.testkit;
 
+import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessPlatform;
@@ -95,13 +96,7 @@ public final class ConcurrentLaunch {
     Set<ProcessIdentity> seen = ConcurrentHashMap.newKeySet();
     AtomicReferenceArray<SupervisedProcess> started = new AtomicReferenceArray<>(count);
     ScheduledExecutorService background =
-        Executors.newScheduledThreadPool(
-            2,
-            r -> {
-              Thread t = new Thread(r, "concurrent-launch-sampler");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newScheduledThreadPool(2, Threads.daemons("concurrent-launch-sampler"));
     background.scheduleWithFixedDelay(
         () -> sample(started, cookie, seen), 0, SAMPLE_EVERY.toMillis(), TimeUnit.MILLISECONDS);
     Set<Integer> killed = ConcurrentHashMap.newKeySet();
@@ -113,8 +108,9 @@ public final class ConcurrentLaunch {
     long[] gateOpened = new long[1];
     for (int i = 0; i < count; i++) {
       int index = i;
-      Thread t =
-          new Thread(
+      threads.add(
+          Threads.startDaemon(
+              "concurrent-launch-" + i,
               () -> {
                 ready.countDown();
                 try {
@@ -124,11 +120,7 @@ public final class ConcurrentLaunch {
                   return;
                 }
                 slots[index] = runOne(index, gateOpened[0], cookie, started, killed);
-              },
-              "concurrent-launch-" + i);
-      t.setDaemon(true);
-      threads.add(t);
-      t.start();
+              }));
     }
     try {
       ready.await();
@@ -218,27 +210,23 @@ public final class ConcurrentLaunch {
   }
 
   private static Thread drain(InputStream in, ByteArrayOutputStream sink, boolean firstLineOnly) {
-    Thread t =
-        new Thread(
-            () -> {
-              try (in) {
-                int b;
-                while ((b = in.read()) >= 0) {
-                  synchronized (sink) {
-                    sink.write(b);
-                  }
-                  if (firstLineOnly && b == '\n') {
-                    return; // closing stdout now is the broken-pipe variant
-                  }
-                }
-              } catch (IOException e) {
-                // the stream was closed under us: keep what was read
+    return Threads.startDaemon(
+        "concurrent-launch-reader",
+        () -> {
+          try (in) {
+            int b;
+            while ((b = in.read()) >= 0) {
+              synchronized (sink) {
+                sink.write(b);
               }
-            },
-            "concurrent-launch-reader");
-    t.setDaemon(true);
-    t.start();
-    return t;
+              if (firstLineOnly && b == '\n') {
+                return; // closing stdout now is the broken-pipe variant
+              }
+            }
+          } catch (IOException e) {
+            // the stream was closed under us: keep what was read
+          }
+        });
   }
 
   private void killCallers(AtomicReferenceArray<SupervisedProcess> started, Set<Integer> killed) {

@@ -1,5 +1,6 @@
 package dev.lifecycle.testkit;
 
+import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
@@ -286,11 +287,7 @@ public final class FixtureChild {
                 throw new UncheckedIOException(e);
               }
             },
-            r -> {
-              Thread t = new Thread(r, "fixture-stdout-" + process.pid());
-              t.setDaemon(true);
-              t.start();
-            });
+            r -> Threads.startDaemon("fixture-stdout-" + process.pid(), r));
     try {
       String found = line.get(Polling.clampNanos(timeout), TimeUnit.NANOSECONDS);
       if (found == null) {

@@ -1,8 +1,8 @@
 package dev.lifecycle.testkit;
 
+import dev.lifecycle.internal.Durations;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.time.Limit;
-import dev.lifecycle.time.LimitFormatException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -448,9 +448,10 @@ public final class LeakOptions {
 
     private static Duration parseLinger(String text) {
       try {
-        return Limit.parse(text).asOptional().orElse(Duration.ZERO);
-      } catch (LimitFormatException e) {
-        throw new IllegalArgumentException("unusable linger: " + e.getMessage(), e);
+        return Durations.parse(text);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "unusable linger \"" + text + "\": " + e.getMessage(), e);
       }
     }
 

@@ -1,5 +1,6 @@
 package dev.lifecycle.testkit;
 
+import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessInfo;
@@ -167,12 +168,7 @@ public final class LeakTracker implements AutoCloseable {
       this.sampler = Optional.empty();
     } else {
       ScheduledExecutorService s =
-          Executors.newSingleThreadScheduledExecutor(
-              r -> {
-                Thread t = new Thread(r, "lifecycle-leak-sampler");
-                t.setDaemon(true);
-                return t;
-              });
+          Executors.newSingleThreadScheduledExecutor(Threads.daemons("lifecycle-leak-sampler"));
       long nanos = Polling.clampNanos(options.sampleEvery());
       s.scheduleWithFixedDelay(this::sampleQuietly, nanos, nanos, TimeUnit.NANOSECONDS);
       this.sampler = Optional.of(s);

@@ -1,5 +1,7 @@
 package dev.lifecycle.testkit;
 
+import dev.lifecycle.internal.Backoff;
+import dev.lifecycle.internal.Durations;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
 
@@ -21,25 +23,21 @@ final class Polling {
    */
   static boolean until(Duration within, BooleanSupplier condition) {
     long deadline = System.nanoTime() + clampNanos(within);
-    long pause = FIRST_PAUSE.toNanos();
+    Backoff backoff = Backoff.of(FIRST_PAUSE, MAX_PAUSE);
     while (true) {
       if (condition.getAsBoolean()) {
         return true;
       }
-      long left = deadline - System.nanoTime();
-      if (left <= 0) {
+      long pause = backoff.nextNanos(deadline);
+      if (pause <= 0) {
         return false;
       }
-      pauseNanos(Math.min(pause, left));
-      pause = Math.min(pause * 2, MAX_PAUSE.toNanos());
+      pauseNanos(pause);
     }
   }
 
   static long clampNanos(Duration d) {
-    if (d.isNegative()) {
-      throw new IllegalArgumentException("duration must not be negative: " + d);
-    }
-    return d.compareTo(Duration.ofDays(365)) > 0 ? Duration.ofDays(365).toNanos() : d.toNanos();
+    return Durations.nonNegative(d, "duration").toNanos();
   }
 
   static void pauseNanos(long nanos) {

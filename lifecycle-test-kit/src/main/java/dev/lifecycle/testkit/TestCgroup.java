@@ -1,5 +1,6 @@
 package dev.lifecycle.testkit;
 
+import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.Containment;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.cgroup.Cgroup;
@@ -36,8 +37,7 @@ final class TestCgroup {
 
   static {
     try {
-      Runtime.getRuntime()
-          .addShutdownHook(new Thread(TestCgroup::sweepParked, "lifecycle-leak-cgroup-sweep"));
+      Threads.shutdownHook("lifecycle-leak-cgroup-sweep", TestCgroup::sweepParked);
     } catch (IllegalStateException | SecurityException e) {
       // shutting down already: nothing to add
     }

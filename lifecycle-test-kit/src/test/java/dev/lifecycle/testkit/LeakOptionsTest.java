@@ -38,7 +38,8 @@ class LeakOptionsTest {
     assertThat(LeakOptions.builder().linger(Duration.ofDays(1_000_000)).build().linger())
         .isEqualTo(Limit.MAX);
     assertThatThrownBy(() -> LeakOptions.builder().linger("1.5s"))
-        .hasMessageContaining("unusable linger");
+        .hasMessageContaining("unusable linger")
+        .hasMessageContaining("\"1.5s\"");
     assertThatThrownBy(() -> LeakOptions.builder().linger("-1s")).hasMessageContaining("negative");
     assertThatThrownBy(() -> LeakOptions.builder().linger("99999999999999999999s"))
         .hasMessageContaining("too large");

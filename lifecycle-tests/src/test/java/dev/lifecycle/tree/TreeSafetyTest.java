@@ -11,6 +11,7 @@ import dev.lifecycle.process.UnsafeSignalException;
 import dev.lifecycle.process.procfs.ProcFs;
 import dev.lifecycle.testing.Await;
 import dev.lifecycle.testkit.NoProcessLeaks;
+import dev.lifecycle.time.Limit;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -168,7 +169,7 @@ class TreeSafetyTest {
     assertThatThrownBy(() -> TreeOptions.defaults().withGrace(Duration.ofMillis(-1)))
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(TreeOptions.defaults().withGrace(Duration.ofSeconds(Long.MAX_VALUE)).grace())
-        .isEqualTo(TreeOptions.MAX);
+        .isEqualTo(Limit.MAX);
     assertThat(TreeOptions.defaults().withGrace(Duration.ZERO).grace()).isZero();
   }
 }

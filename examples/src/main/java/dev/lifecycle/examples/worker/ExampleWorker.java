@@ -34,7 +34,6 @@ public final class ExampleWorker {
   private ExampleWorker() {}
 
   private static final Limit CEILING = Limit.ofMinutes(10);
-  private static final Duration GRACE = Duration.ofSeconds(5);
 
   public static void main(String[] args) throws Exception {
     Path jobFile = Path.of(args[0]);
@@ -43,13 +42,10 @@ public final class ExampleWorker {
     try (Worker worker =
         Worker.builder()
             .jobFile(jobFile)
-            // This program's own defaults, still overridable: a value set in code wins over the
-            // configuration, so the configuration is read here first.
+            // This program's own ceiling, still overridable: a value set in code wins over the
+            // configuration, so the configuration is read here first. The grace is the worker's
+            // (configured, else 5 s).
             .ceiling(Limit.fromConfig(Worker.CEILING_PROPERTY, Worker.CEILING_ENV, CEILING))
-            .grace(
-                Limit.fromConfig(Worker.GRACE_PROPERTY, Worker.GRACE_ENV, Limit.of(GRACE))
-                    .asOptional()
-                    .orElse(Duration.ZERO))
             .start()) {
       WorkerStatus status = worker.run(() -> job(workMillis, fail));
       // Only COMPLETED or FAILED get here: after expiry run() does not return (the worker exits

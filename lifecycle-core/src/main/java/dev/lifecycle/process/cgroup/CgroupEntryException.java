@@ -4,7 +4,8 @@ import java.io.IOException;
 
 /**
  * A child could not be moved into its cgroup right after it was spawned; the child was ended and
- * reaped before this was thrown, so nothing runs uncontained.
+ * reaped before this was thrown, so nothing runs uncontained. Like any exception, safe to read from
+ * any thread once thrown.
  */
 public final class CgroupEntryException extends IOException {
   private static final long serialVersionUID = 1L;

@@ -10,7 +10,7 @@ import java.util.Optional;
 
 /**
  * Where trees get their cgroups: a writable parent and why it was chosen, or empty with every
- * candidate tried and why each was refused (path and errno). Immutable.
+ * candidate tried and why each was refused (path and errno). Immutable. Thread-safe.
  *
  * <p>Order: a configured parent (it must be usable: no silent fallback from an explicit choice);
  * else the JVM's own cgroup when writable (nesting under it: whoever put the JVM there, a test

@@ -1,5 +1,6 @@
 package dev.lifecycle.process.cgroup;
 
+import dev.lifecycle.internal.Backoff;
 import dev.lifecycle.internal.Threads;
 import java.io.IOException;
 import java.nio.file.ClosedWatchServiceException;
@@ -8,6 +9,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.StandardWatchEventKinds;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -30,6 +32,14 @@ import org.slf4j.LoggerFactory;
 final class CgroupWatcher {
   private static final Logger LOG = LoggerFactory.getLogger(CgroupWatcher.class);
 
+  /**
+   * Polls (without a watch) start at 1 ms, so an exit seen during shutdown ends its wait at once.
+   */
+  private static final Duration FIRST_POLL = Duration.ofMillis(1);
+
+  /** And slow down to 1 s, so a long-lived cgroup costs about one read a second. */
+  private static final Duration MAX_POLL = Duration.ofSeconds(1);
+
   private final WatchService service;
   private final Map<WatchKey, Entry> entries = new HashMap<>(); // guarded by this
   private boolean closed; // guarded by this: shutdown began, waiters are polled
@@ -40,7 +50,7 @@ final class CgroupWatcher {
     this.service = service;
     Threads.startDaemon("lifecycle-cgroup-watch", this::loop);
     try {
-      Runtime.getRuntime().addShutdownHook(new Thread(this::close, "lifecycle-cgroup-watch-stop"));
+      Threads.shutdownHook("lifecycle-cgroup-watch-stop", this::close);
     } catch (IllegalStateException shuttingDown) {
       close();
     }
@@ -66,7 +76,7 @@ final class CgroupWatcher {
     }
     for (Entry entry : left) {
       for (CompletableFuture<Cgroup> waiter : entry.waiters()) {
-        poll(entry.cgroup(), waiter, 1);
+        poll(entry.cgroup(), waiter, Backoff.of(FIRST_POLL, MAX_POLL));
       }
     }
   }
@@ -91,7 +101,7 @@ final class CgroupWatcher {
     CompletableFuture<Cgroup> future = new CompletableFuture<>();
     synchronized (this) {
       if (closed) {
-        poll(cgroup, future, 1);
+        poll(cgroup, future, Backoff.of(FIRST_POLL, MAX_POLL));
         return future;
       }
     }
@@ -106,12 +116,12 @@ final class CgroupWatcher {
       // No watch (inotify limits, or shutdown began): poll with backoff rather than claim what was
       // not seen.
       LOG.debug("cannot watch {}; polling it", cgroup, e);
-      poll(cgroup, future, 10);
+      poll(cgroup, future, Backoff.of(Duration.ofMillis(10), MAX_POLL));
       return future;
     }
     synchronized (this) {
       if (closed) {
-        poll(cgroup, future, 1);
+        poll(cgroup, future, Backoff.of(FIRST_POLL, MAX_POLL));
         return future;
       }
       entries.computeIfAbsent(key, k -> new Entry(cgroup, new ArrayList<>())).waiters().add(future);
@@ -125,7 +135,7 @@ final class CgroupWatcher {
       java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
           Threads.daemons("lifecycle-cgroup-poll"));
 
-  private static void poll(Cgroup cgroup, CompletableFuture<Cgroup> future, long delayMillis) {
+  private static void poll(Cgroup cgroup, CompletableFuture<Cgroup> future, Backoff backoff) {
     if (future.isDone()) {
       return;
     }
@@ -140,9 +150,9 @@ final class CgroupWatcher {
       return;
     }
     POLLER.schedule(
-        () -> poll(cgroup, future, Math.min(1000, delayMillis * 2)),
-        delayMillis,
-        java.util.concurrent.TimeUnit.MILLISECONDS);
+        () -> poll(cgroup, future, backoff),
+        backoff.nextNanos(),
+        java.util.concurrent.TimeUnit.NANOSECONDS);
   }
 
   private void forget(WatchKey key, CompletableFuture<Cgroup> future) {

@@ -30,7 +30,7 @@ import java.util.Set;
 
 /**
  * The pure-JDK fallback: {@link ProcessBuilder} and {@link ProcessHandle}, plus Linux {@code /proc}
- * read as files. Weaker than the JNA platform, and {@link #capabilities()} says so:
+ * read as files. Weaker than the JNA platform, and {@link #capabilities()} says so: Thread-safe.
  *
  * <ul>
  *   <li>a new session only through util-linux {@code setsid} (Linux), and with a short window
@@ -43,7 +43,7 @@ import java.util.Set;
  *       no boot id, so they compare as {@link ProcessIdentity.Match#UNKNOWN} across boots.
  * </ul>
  */
-public final class JdkPlatform implements ProcessPlatform {
+final class JdkPlatform implements ProcessPlatform {
   private static final Path SETSID = Path.of("/usr/bin/setsid");
 
   private final boolean procfs;

@@ -23,7 +23,7 @@ import java.util.Set;
  * Linux {@code /proc}, read with plain JDK file I/O: identities, states, CPU time and the process
  * table. Shared by the JNA platform and the pure-JDK fallback, so both produce identical
  * identities. Every method tolerates processes vanishing mid-read (they are skipped or reported as
- * absent, never as errors).
+ * absent, never as errors). Stateless and thread-safe.
  */
 public final class ProcFs {
   private static final Path PROC = Path.of("/proc");

@@ -14,6 +14,7 @@ import java.util.Optional;
 /**
  * Liveness from {@code /proc} alone, with the answers {@code kill(pid, 0)} plus a zombie check
  * would give, so a process that only reads records and probes owners needs no native code.
+ * Thread-safe.
  *
  * <ul>
  *   <li>No {@code /proc/<pid>} entry: {@link Liveness#GONE} (the kernel's lookup is the one {@code

@@ -1,5 +1,6 @@
 package dev.lifecycle.testkit.container;
 
+import dev.lifecycle.internal.Backoff;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -8,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.Container.ExecResult;
@@ -169,15 +171,14 @@ public final class ContainerCheck {
       long deadline = System.nanoTime() + within.toNanos();
       long settleUntil = System.nanoTime() + settle.toNanos();
       List<String> rows = List.of();
-      long pause = 20;
+      Backoff backoff = Backoff.of(Duration.ofMillis(20), Duration.ofMillis(250));
       while (true) {
         rows = list(container);
         boolean clean = rows.size() == 1 && rows.get(0).startsWith("1 ") && !isZombie(rows.get(0));
         if ((clean && System.nanoTime() >= settleUntil) || System.nanoTime() >= deadline) {
           return new Result(rows, container.getLogs());
         }
-        Thread.sleep(pause);
-        pause = Math.min(pause * 2, 250);
+        TimeUnit.NANOSECONDS.sleep(backoff.nextNanos());
       }
     }
   }

@@ -24,8 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What {@code PR_SET_CHILD_SUBREAPER} would buy the SESSION tier, and what it would cost, measured
- * instead of argued. Not a library feature: the experiment sets the flag on
- * its own JVM through JNA.
+ * instead of argued. Not a library feature: the experiment sets the flag on its own JVM through
+ * JNA.
  *
  * <ol>
  *   <li><b>Escapes</b>: {@code rounds} SESSION-tier trees whose leader runs {@code env -i setsid -f

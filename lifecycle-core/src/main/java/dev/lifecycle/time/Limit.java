@@ -67,7 +67,14 @@ public final class Limit {
   private static final Pattern FRACTION_EXPONENT_OR_HEX =
       Pattern.compile("[.,].*|[eE][+-]?[0-9].*|[xX][0-9a-fA-F].*");
   private static final String NEGATIVE = "negative values are not allowed (0 disables the limit)";
-  private static final Logger LOG = LoggerFactory.getLogger(Limit.class);
+
+  /**
+   * Created on first use: a client path that logs nothing never starts slf4j (its provider lookup
+   * scans the class path, tens of milliseconds in a cold JVM).
+   */
+  private static final class Log {
+    static final Logger LOG = LoggerFactory.getLogger(Limit.class);
+  }
 
   private final Duration duration; // null when disabled
   private final Duration requested; // null when disabled
@@ -296,7 +303,7 @@ public final class Limit {
     try {
       return parse(text);
     } catch (LimitFormatException e) {
-      LOG.warn("Ignoring {}: {}; using {}", origin, e.getMessage(), fallback);
+      Log.LOG.warn("Ignoring {}: {}; using {}", origin, e.getMessage(), fallback);
       return fallback;
     }
   }

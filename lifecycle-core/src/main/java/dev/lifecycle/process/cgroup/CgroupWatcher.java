@@ -28,7 +28,13 @@ import org.slf4j.LoggerFactory;
  * their cgroups empty, and the JVM's exit is not held up.
  */
 final class CgroupWatcher {
-  private static final Logger LOG = LoggerFactory.getLogger(CgroupWatcher.class);
+  /**
+   * Created on first use: a path that logs nothing never starts slf4j (its provider lookup scans
+   * the class path, tens of milliseconds in a cold JVM).
+   */
+  private static final class Log {
+    static final Logger LOG = LoggerFactory.getLogger(CgroupWatcher.class);
+  }
 
   private final WatchService service;
   private final Map<WatchKey, Entry> entries = new HashMap<>(); // guarded by this
@@ -62,7 +68,7 @@ final class CgroupWatcher {
     try {
       service.close();
     } catch (IOException e) {
-      LOG.debug("cannot close the cgroup watch service", e);
+      Log.LOG.debug("cannot close the cgroup watch service", e);
     }
     for (Entry entry : left) {
       for (CompletableFuture<Cgroup> waiter : entry.waiters()) {
@@ -105,7 +111,7 @@ final class CgroupWatcher {
     } catch (IOException | ClosedWatchServiceException e) {
       // No watch (inotify limits, or shutdown began): poll with backoff rather than claim what was
       // not seen.
-      LOG.debug("cannot watch {}; polling it", cgroup, e);
+      Log.LOG.debug("cannot watch {}; polling it", cgroup, e);
       poll(cgroup, future, 10);
       return future;
     }
@@ -173,7 +179,7 @@ final class CgroupWatcher {
     try {
       empty = !entry.cgroup().isPopulated(); // a removed cgroup reads as not populated
     } catch (IOException e) {
-      LOG.debug("cannot read events of {}", entry.cgroup(), e);
+      Log.LOG.debug("cannot read events of {}", entry.cgroup(), e);
       empty = !entry.cgroup().exists();
     }
     if (empty) {

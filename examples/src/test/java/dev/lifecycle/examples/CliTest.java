@@ -104,6 +104,29 @@ class CliTest {
   }
 
   @Test
+  @DisplayName("a warm call starts no logging provider and loads no object mapper or native code")
+  void aWarmCallLoadsOnlyTheClientPath() throws Exception {
+    try (Workspace ws = new Workspace("-Dlifecycle.broker.idleTimeout=30s")) {
+      ws.ensure();
+      Path log = ws.dir.resolve("cli-classes.log");
+      ProcessBuilder cli = ws.cliCommand(ECHO);
+      cli.command().add(1, "-Xlog:class+load=info:file=" + log);
+      Process p = cli.start();
+      String out = new String(p.getInputStream().readAllBytes()).trim();
+      LifecycleAssertions.assertThat(p).exitsWithin(Duration.ofSeconds(20)).withExitCode(Cli.OK);
+      assertThat(out).isEqualTo("\"echo-ok\"");
+      String classes = Files.readString(log);
+      assertThat(classes)
+          .contains("dev.lifecycle.broker.BrokerClient ", "dev.lifecycle.examples.cli.Reply ")
+          .doesNotContain("org.slf4j.LoggerFactory ") // every logger on the path is lazy
+          .doesNotContain("com.fasterxml.jackson.databind.")
+          .doesNotContain("com.sun.jna.")
+          .doesNotContain("dev.lifecycle.posix.");
+      ws.shutdownAll();
+    }
+  }
+
+  @Test
   @DisplayName("B35: a closed stdout pipe makes each CLI exit quietly (141) within the bound")
   void brokenPipe() throws Exception {
     try (Workspace ws = new Workspace("-Dlifecycle.broker.idleTimeout=30s")) {

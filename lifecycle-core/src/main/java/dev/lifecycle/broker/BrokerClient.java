@@ -42,7 +42,13 @@ import org.slf4j.LoggerFactory;
  * environment. Thread-safe.
  */
 public final class BrokerClient {
-  private static final Logger LOG = LoggerFactory.getLogger(BrokerClient.class);
+  /**
+   * Created on first use: a client path that logs nothing never starts slf4j (its provider lookup
+   * scans the class path, tens of milliseconds in a cold JVM).
+   */
+  private static final class Log {
+    static final Logger LOG = LoggerFactory.getLogger(BrokerClient.class);
+  }
 
   /** The record store directory, exported to a spawned broker. */
   public static final String DIRECTORY_VARIABLE = "LIFECYCLE_BROKER_DIRECTORY";
@@ -132,7 +138,7 @@ public final class BrokerClient {
             session.pid(),
             e);
       } catch (IOException e) {
-        LOG.debug("broker {} at {} refused: {}; ensuring again", name, session.endpoint(), e);
+        Log.LOG.debug("broker {} at {} refused: {}; ensuring again", name, session.endpoint(), e);
         last = e;
       }
     }

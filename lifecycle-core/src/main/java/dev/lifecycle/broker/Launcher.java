@@ -22,7 +22,13 @@ import org.slf4j.LoggerFactory;
  * exits by itself). A broker that never became ready is terminated and its record reclaimed.
  */
 final class Launcher {
-  private static final Logger LOG = LoggerFactory.getLogger(Launcher.class);
+  /**
+   * Created on first use: a client path that logs nothing never starts slf4j (its provider lookup
+   * scans the class path, tens of milliseconds in a cold JVM).
+   */
+  private static final class Log {
+    static final Logger LOG = LoggerFactory.getLogger(Launcher.class);
+  }
 
   /** How long a broker that missed its readiness bound gets after SIGTERM to run its own pass. */
   static final Duration STOP_GRACE = TreeOptions.DEFAULT_GRACE;
@@ -55,7 +61,7 @@ final class Launcher {
     ProcessTree tree =
         ProcessTree.spawn(platform, builder, TreeOptions.defaults().withGrace(STOP_GRACE));
     long pid = tree.leader().pid();
-    LOG.info("started broker {} as pid {}", name, pid);
+    Log.LOG.info("started broker {} as pid {}", name, pid);
     long started = System.nanoTime();
     Backoff backoff = Backoff.fileWait();
     try {

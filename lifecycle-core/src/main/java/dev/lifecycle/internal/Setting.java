@@ -32,7 +32,13 @@ import org.slf4j.LoggerFactory;
  * @param <T> the value's type
  */
 public final class Setting<T> {
-  private static final Logger LOG = LoggerFactory.getLogger(Setting.class);
+  /**
+   * Created on first use: a client path that logs nothing never starts slf4j (its provider lookup
+   * scans the class path, tens of milliseconds in a cold JVM).
+   */
+  private static final class Log {
+    static final Logger LOG = LoggerFactory.getLogger(Setting.class);
+  }
 
   private final String property;
   private final String variable;
@@ -227,7 +233,7 @@ public final class Setting<T> {
     try {
       return Optional.of(parser.apply(text.trim()));
     } catch (IllegalArgumentException e) {
-      LOG.warn("Ignoring {}=\"{}\": {}", source, text, e.getMessage());
+      Log.LOG.warn("Ignoring {}=\"{}\": {}", source, text, e.getMessage());
       return Optional.empty();
     }
   }

@@ -37,7 +37,13 @@ public final class Containment {
   /** Environment variable that names the parent cgroup when the property is unset. */
   public static final String PARENT_ENV = "LIFECYCLE_CGROUP_PARENT";
 
-  private static final Logger LOG = LoggerFactory.getLogger(Containment.class);
+  /**
+   * Created on first use: a path that logs nothing never starts slf4j (its provider lookup scans
+   * the class path, tens of milliseconds in a cold JVM).
+   */
+  private static final class Log {
+    static final Logger LOG = LoggerFactory.getLogger(Containment.class);
+  }
 
   /** What the configuration asks for. */
   public enum Mode {
@@ -162,7 +168,7 @@ public final class Containment {
 
   private static Containment fromConfig() {
     Containment decided = decide(MODE.resolve(), configuredParent());
-    LOG.debug("containment: {}", decided);
+    Log.LOG.debug("containment: {}", decided);
     return decided;
   }
 

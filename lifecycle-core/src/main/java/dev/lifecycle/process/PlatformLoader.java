@@ -22,7 +22,13 @@ import org.slf4j.LoggerFactory;
  * implementation in its code.
  */
 final class PlatformLoader {
-  private static final Logger LOG = LoggerFactory.getLogger(PlatformLoader.class);
+  /**
+   * Created on first use: a client path that logs nothing never starts slf4j (its provider lookup
+   * scans the class path, tens of milliseconds in a cold JVM).
+   */
+  private static final class Log {
+    static final Logger LOG = LoggerFactory.getLogger(PlatformLoader.class);
+  }
 
   /** The priority of core's pure-JDK provider; native providers return more. */
   static final int FALLBACK_PRIORITY = 0;
@@ -85,7 +91,7 @@ final class PlatformLoader {
   /** The platform for {@code mode}, or the exception that explains why there is none. */
   static Object choose(PlatformMode mode) {
     if (mode == PlatformMode.JDK) {
-      LOG.debug("process platform: {} (chosen by {})", jdk(), PlatformMode.PROPERTY);
+      Log.LOG.debug("process platform: {} (chosen by {})", jdk(), PlatformMode.PROPERTY);
       return jdk();
     }
     List<String> reasons = new ArrayList<>();
@@ -96,13 +102,13 @@ final class PlatformLoader {
       try {
         if (provider.isSupported()) {
           ProcessPlatform platform = provider.create();
-          LOG.debug("process platform: {}", platform.capabilities());
+          Log.LOG.debug("process platform: {}", platform.capabilities());
           return platform;
         }
         reasons.add(provider.unsupportedReason());
       } catch (RuntimeException | LinkageError e) {
         reasons.add(provider.getClass().getName() + " failed to start: " + e);
-        LOG.debug("process platform {} failed to start", provider, e);
+        Log.LOG.debug("process platform {} failed to start", provider, e);
       }
     }
     String why =
@@ -113,7 +119,7 @@ final class PlatformLoader {
       return new IllegalStateException(
           PlatformMode.PROPERTY + "=native, but no native process platform is usable: " + why);
     }
-    LOG.warn(
+    Log.LOG.warn(
         "lifecycle is using the pure-JDK process platform, with weaker guarantees (no group"
             + " signals, sessions only through setsid(1), EPERM invisible): {}. Set {}=jdk to"
             + " choose it on purpose, or {}=native to fail instead.",
@@ -130,7 +136,7 @@ final class PlatformLoader {
           .sorted(Comparator.comparingInt(ProcessPlatformProvider::priority).reversed())
           .toList();
     } catch (java.util.ServiceConfigurationError e) {
-      LOG.warn("cannot load process platform providers: {}", e.toString());
+      Log.LOG.warn("cannot load process platform providers: {}", e.toString());
       return List.of();
     }
   }

@@ -55,7 +55,13 @@ import org.slf4j.LoggerFactory;
  * the old record or the new one, whole. Thread-safe; safe across processes.
  */
 public final class RecordStore {
-  private static final Logger LOG = LoggerFactory.getLogger(RecordStore.class);
+  /**
+   * Created on first use: a client path that logs nothing never starts slf4j (its provider lookup
+   * scans the class path, tens of milliseconds in a cold JVM).
+   */
+  private static final class Log {
+    static final Logger LOG = LoggerFactory.getLogger(RecordStore.class);
+  }
 
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
 
@@ -313,7 +319,7 @@ public final class RecordStore {
     try (DirectoryStream<Path> dir = Files.newDirectoryStream(directory)) {
       dir.forEach(entries::add);
     } catch (IOException e) {
-      LOG.debug("Cannot list {} for litter: {}", directory, e.toString());
+      Log.LOG.debug("Cannot list {} for litter: {}", directory, e.toString());
       return removed;
     }
     for (Path entry : entries) {
@@ -342,7 +348,7 @@ public final class RecordStore {
     }
     if (!removed.isEmpty()) {
       syncDirectory();
-      LOG.info("Swept litter of gone owners of {}: {}", name, removed);
+      Log.LOG.info("Swept litter of gone owners of {}: {}", name, removed);
     }
     return removed;
   }
@@ -428,7 +434,8 @@ public final class RecordStore {
           try {
             record = seen.parse();
           } catch (RecordFormat.Unreadable e) {
-            LOG.warn("Did not clear {}: unreadable records are not ours to delete ({})", file, e);
+            Log.LOG.warn(
+                "Did not clear {}: unreadable records are not ours to delete ({})", file, e);
             return false;
           }
           hooks.afterClearRead().accept(name);
@@ -534,7 +541,7 @@ public final class RecordStore {
             String outside =
                 Confinement.check(directory, name, record, artifact.getKey(), artifact.getValue());
             if (outside != null) {
-              LOG.warn("Left {} in place: {}", artifact.getValue(), outside);
+              Log.LOG.warn("Left {} in place: {}", artifact.getValue(), outside);
               leftBehind.add(artifact.getValue());
             } else if (!SafeFiles.deleteArtifact(artifact.getKey(), artifact.getValue(), user)) {
               leftBehind.add(artifact.getValue());
@@ -543,7 +550,7 @@ public final class RecordStore {
           Files.delete(file);
           syncDirectory();
           sweepLocked(name, null);
-          LOG.info("Reclaimed {}: owner {} is gone", file, record.owner());
+          Log.LOG.info("Reclaimed {}: owner {} is gone", file, record.owner());
           return ReadResult.ownerGone(name, record, leftBehind);
         });
   }
@@ -563,14 +570,14 @@ public final class RecordStore {
           }
           Files.move(file, aside, ATOMIC_MOVE);
           syncDirectory();
-          LOG.warn(
+          Log.LOG.warn(
               "Quarantined corrupt session record {} as {}: {}", file, aside, why.getMessage());
           return ReadResult.corrupt(name, Optional.of(aside), why.getMessage());
         });
   }
 
   private ReadResult unsupported(String name, RecordFormat.Unreadable why) {
-    LOG.warn("Left session record {} alone: {}", recordFile(name), why.getMessage());
+    Log.LOG.warn("Left session record {} alone: {}", recordFile(name), why.getMessage());
     return ReadResult.unsupported(name, why.getMessage());
   }
 

@@ -24,7 +24,13 @@ import org.slf4j.LoggerFactory;
 
 /** File system checks that keep records and artifacts away from other users and symlinks. */
 final class SafeFiles {
-  private static final Logger LOG = LoggerFactory.getLogger(SafeFiles.class);
+  /**
+   * Created on first use: a client path that logs nothing never starts slf4j (its provider lookup
+   * scans the class path, tens of milliseconds in a cold JVM).
+   */
+  private static final class Log {
+    static final Logger LOG = LoggerFactory.getLogger(SafeFiles.class);
+  }
 
   static final Set<PosixFilePermission> OWNER_ONLY_DIR =
       PosixFilePermissions.fromString("rwx------");
@@ -201,7 +207,7 @@ final class SafeFiles {
   }
 
   private static boolean leftBehind(ArtifactKind kind, Path path, String why) {
-    LOG.warn("Left {} {} in place: {}", kind.key(), path, why);
+    Log.LOG.warn("Left {} {} in place: {}", kind.key(), path, why);
     return false;
   }
 

@@ -54,7 +54,14 @@ public final class Limit {
 
   private static final Limit DISABLED = new Limit(null, null);
   private static final Set<ChronoUnit> UNITS = EnumSet.range(NANOS, DAYS);
-  private static final Logger LOG = LoggerFactory.getLogger(Limit.class);
+
+  /**
+   * Created on first use: a client path that logs nothing never starts slf4j (its provider lookup
+   * scans the class path, tens of milliseconds in a cold JVM).
+   */
+  private static final class Log {
+    static final Logger LOG = LoggerFactory.getLogger(Limit.class);
+  }
 
   private final Duration duration; // null when disabled
   private final Duration requested; // null when disabled
@@ -213,7 +220,7 @@ public final class Limit {
     try {
       return parse(text);
     } catch (LimitFormatException e) {
-      LOG.warn("Ignoring {}: {}; using {}", origin, e.getMessage(), fallback);
+      Log.LOG.warn("Ignoring {}: {}; using {}", origin, e.getMessage(), fallback);
       return fallback;
     }
   }

@@ -24,7 +24,14 @@ import org.slf4j.LoggerFactory;
  * reused while one of its members exists, so no exit status the JDK waits for can be taken.
  */
 final class AdoptedZombies {
-  private static final Logger LOG = LoggerFactory.getLogger(AdoptedZombies.class);
+  /**
+   * Created on first use: a path that logs nothing never starts slf4j (its provider lookup scans
+   * the class path, tens of milliseconds in a cold JVM).
+   */
+  private static final class Log {
+    static final Logger LOG = LoggerFactory.getLogger(AdoptedZombies.class);
+  }
+
   private static final AtomicBoolean WARNED = new AtomicBoolean();
   private static final Duration DYING_BOUND = Duration.ofSeconds(2);
   private static final Duration DYING_POLL = Duration.ofMillis(5);
@@ -39,7 +46,7 @@ final class AdoptedZombies {
   /** Says once per JVM, at WARN, that it runs as PID 1 and what to do about it. */
   static void warnOnceIfInit(ProcessPlatform platform) {
     if (isInit(platform) && WARNED.compareAndSet(false, true)) {
-      LOG.warn(
+      Log.LOG.warn(
           "this JVM runs as PID 1: every orphan of its PID namespace is re-parented to it, and the"
               + " JDK reaps only its own children. lifecycle reaps the zombies of the trees it"
               + " terminates (native platform only), nothing else; run the JVM under an init: tini,"
@@ -106,7 +113,7 @@ final class AdoptedZombies {
       LockSupport.parkNanos(DYING_POLL.toNanos());
     }
     if (reaped > 0) {
-      LOG.debug("reaped {} adopted zombie(s) of the tree of session {}", reaped, sessionId);
+      Log.LOG.debug("reaped {} adopted zombie(s) of the tree of session {}", reaped, sessionId);
     }
     return reaped;
   }

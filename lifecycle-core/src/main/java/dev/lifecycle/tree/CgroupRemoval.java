@@ -19,7 +19,14 @@ import org.slf4j.LoggerFactory;
  * and left (their processes are the tether's business). Thread-safe.
  */
 final class CgroupRemoval {
-  private static final Logger LOG = LoggerFactory.getLogger(CgroupRemoval.class);
+  /**
+   * Created on first use: a path that logs nothing never starts slf4j (its provider lookup scans
+   * the class path, tens of milliseconds in a cold JVM).
+   */
+  private static final class Log {
+    static final Logger LOG = LoggerFactory.getLogger(CgroupRemoval.class);
+  }
+
   private static final Set<Cgroup> PENDING = ConcurrentHashMap.newKeySet();
   private static final AtomicBoolean HOOKED = new AtomicBoolean();
 
@@ -56,7 +63,7 @@ final class CgroupRemoval {
     try {
       remove(cgroup);
     } catch (IOException e) {
-      LOG.debug("cannot remove {}", cgroup, e);
+      Log.LOG.debug("cannot remove {}", cgroup, e);
     }
   }
 

@@ -39,7 +39,13 @@ import org.slf4j.LoggerFactory;
  * forked between the leader's exec and its move that the entry check could not move. Single use.
  */
 final class CgroupTermination {
-  private static final Logger LOG = LoggerFactory.getLogger(CgroupTermination.class);
+  /**
+   * Created on first use: a path that logs nothing never starts slf4j (its provider lookup scans
+   * the class path, tens of milliseconds in a cold JVM).
+   */
+  private static final class Log {
+    static final Logger LOG = LoggerFactory.getLogger(CgroupTermination.class);
+  }
 
   private final ProcessPlatform platform;
   private final Cgroup cgroup;
@@ -395,7 +401,7 @@ final class CgroupTermination {
       }
     } catch (IOException e) {
       problems.add(e.getMessage());
-      LOG.debug("cannot remove {}", cgroup, e);
+      Log.LOG.debug("cannot remove {}", cgroup, e);
     }
   }
 }

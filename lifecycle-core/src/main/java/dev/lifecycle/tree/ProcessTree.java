@@ -53,7 +53,14 @@ import org.slf4j.LoggerFactory;
  * what that cannot prove. {@link #tierReason()} says why. Thread-safe.
  */
 public final class ProcessTree implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(ProcessTree.class);
+  /**
+   * Created on first use: a path that logs nothing never starts slf4j (its provider lookup scans
+   * the class path, tens of milliseconds in a cold JVM).
+   */
+  private static final class Log {
+    static final Logger LOG = LoggerFactory.getLogger(ProcessTree.class);
+  }
+
   private static final Duration FIRST_EXIT_POLL = Duration.ofMillis(20);
   private static final Duration MAX_EXIT_POLL = Duration.ofSeconds(1);
 
@@ -118,7 +125,7 @@ public final class ProcessTree implements AutoCloseable {
     try {
       c.remove();
     } catch (IOException e) {
-      LOG.debug("cannot remove {}", c, e);
+      Log.LOG.debug("cannot remove {}", c, e);
     }
   }
 
@@ -294,7 +301,7 @@ public final class ProcessTree implements AutoCloseable {
       throw why;
     }
     announce(beforeStart, new TreePlacement(spawn.treeCookie(), Optional.empty()));
-    LOG.warn(
+    Log.LOG.warn(
         "tree of {} falls back to SESSION containment: {}", builder.command(), why.getMessage());
     return new ProcessTree(
         platform,
@@ -320,7 +327,7 @@ public final class ProcessTree implements AutoCloseable {
     try {
       own.enter(child.pid());
     } catch (IOException e) {
-      LOG.debug("leader {} not moved again (exited?): {}", child.pid(), e.getMessage());
+      Log.LOG.debug("leader {} not moved again (exited?): {}", child.pid(), e.getMessage());
     }
     return List.of(); // the entering shell moved it before the program ran: no window
   }
@@ -505,7 +512,7 @@ public final class ProcessTree implements AutoCloseable {
         }
       }
     } catch (RuntimeException e) {
-      LOG.warn("cannot scan process tree {}; retrying", leader.pid(), e);
+      Log.LOG.warn("cannot scan process tree {}; retrying", leader.pid(), e);
     }
     TreeScheduler.get().schedule(() -> poll(backoff), backoff.nextNanos(), TimeUnit.NANOSECONDS);
   }
@@ -569,9 +576,9 @@ public final class ProcessTree implements AutoCloseable {
               : null;
       TerminationReport report = byCgroup != null ? byCgroup.run() : sessionTermination(grace);
       if (report.isComplete()) {
-        LOG.debug("tree {}: {}", leader.pid(), report);
+        Log.LOG.debug("tree {}: {}", leader.pid(), report);
       } else {
-        LOG.warn("tree {} not proven gone: {}", leader.pid(), report);
+        Log.LOG.warn("tree {} not proven gone: {}", leader.pid(), report);
       }
       AdoptedZombies.reap(
           platform, sessionId(), report, byCgroup != null ? byCgroup.seen() : Set.of());

@@ -13,7 +13,14 @@ import org.slf4j.LoggerFactory;
  * logged and dropped. Thread-safe.
  */
 public final class SpawnedTrees {
-  private static final Logger LOG = LoggerFactory.getLogger(SpawnedTrees.class);
+  /**
+   * Created on first use: a path that logs nothing never starts slf4j (its provider lookup scans
+   * the class path, tens of milliseconds in a cold JVM).
+   */
+  private static final class Log {
+    static final Logger LOG = LoggerFactory.getLogger(SpawnedTrees.class);
+  }
+
   private static final CopyOnWriteArrayList<Listener> LISTENERS = new CopyOnWriteArrayList<>();
 
   private SpawnedTrees() {}
@@ -52,7 +59,7 @@ public final class SpawnedTrees {
       try {
         listener.spawned(tree);
       } catch (RuntimeException e) {
-        LOG.warn("spawn listener {} failed for {}", listener, tree, e);
+        Log.LOG.warn("spawn listener {} failed for {}", listener, tree, e);
       }
     }
     return tree;

@@ -15,6 +15,10 @@ import java.util.Arrays;
  * {@code open} or {@code fcntl} pass arguments differently on Apple arm64.
  */
 final class LibC {
+  static {
+    JnaSearchPath.presetUnlessSet(); // before JNA's first class initialises
+  }
+
   static final NativeLibrary LIBRARY = NativeLibrary.getInstance(Platform.C_LIBRARY_NAME);
 
   static {

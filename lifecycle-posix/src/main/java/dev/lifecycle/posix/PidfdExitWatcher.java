@@ -26,7 +26,14 @@ import org.slf4j.LoggerFactory;
  * recycled fd number can never be mistaken for an old registration.
  */
 final class PidfdExitWatcher implements ExitWatcher {
-  private static final Logger LOG = LoggerFactory.getLogger(PidfdExitWatcher.class);
+  /**
+   * Created on first use: a path that logs nothing never starts slf4j (its provider lookup scans
+   * the class path, tens of milliseconds in a cold JVM).
+   */
+  private static final class Log {
+    static final Logger LOG = LoggerFactory.getLogger(PidfdExitWatcher.class);
+  }
+
   private static final int MAX_EVENTS = 64;
   private static final long WAKEUP = -1; // epoll data of the eventfd; pidfds are >= 0
   static final long SHUTDOWN_POLL_MS = 5;
@@ -83,7 +90,7 @@ final class PidfdExitWatcher implements ExitWatcher {
     byPidfd.put(pidfd, process);
     if (add(epoll, pidfd, pidfd) != 0) {
       byPidfd.remove(pidfd);
-      LOG.warn("epoll_ctl({}): {}; watching with a thread", pidfd, LibC.describe(LibC.errno()));
+      Log.LOG.warn("epoll_ctl({}): {}; watching with a thread", pidfd, LibC.describe(LibC.errno()));
       ExitWatcher.threadPerChild().watch(process);
       return;
     }
@@ -115,7 +122,7 @@ final class PidfdExitWatcher implements ExitWatcher {
       int ready = LinuxC.epoll_wait(epoll, events, MAX_EVENTS, polling ? 0 : -1);
       if (ready < 0) {
         if (LibC.errno() != OsConstants.EINTR) {
-          LOG.error("epoll_wait failed: {}", LibC.describe(LibC.errno()));
+          Log.LOG.error("epoll_wait failed: {}", LibC.describe(LibC.errno()));
           return; // cannot happen with a valid epoll fd; nothing sensible to retry
         }
         continue;
@@ -159,7 +166,7 @@ final class PidfdExitWatcher implements ExitWatcher {
         watch(process); // readable means exited, so this is not expected; stay correct anyway
       }
     } catch (RuntimeException e) {
-      LOG.error("collecting the exit of {} failed", process, e);
+      Log.LOG.error("collecting the exit of {} failed", process, e);
     }
   }
 }

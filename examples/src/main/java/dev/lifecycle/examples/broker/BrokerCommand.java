@@ -9,6 +9,8 @@ public final class BrokerCommand {
   /** System properties with these prefixes are passed on to the broker JVM. */
   private static final List<String> FORWARDED = List.of("lifecycle.", "example.");
 
+  private static final String SELECTOR_PROVIDER = "java.nio.channels.spi.SelectorProvider";
+
   private BrokerCommand() {}
 
   /** The java executable of this JVM. */
@@ -28,6 +30,10 @@ public final class BrokerCommand {
     options.add("-Xmx64m");
     options.add("--enable-native-access=ALL-UNNAMED");
     options.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
+    String selector = System.getProperty(SELECTOR_PROVIDER);
+    if (selector != null) { // the launcher's (see there): the broker's first channel needs it too
+      options.add("-D" + SELECTOR_PROVIDER + "=" + selector);
+    }
     for (String key : System.getProperties().stringPropertyNames()) {
       if (FORWARDED.stream().anyMatch(key::startsWith)) {
         options.add("-D" + key + "=" + System.getProperty(key));

@@ -4,13 +4,11 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.lifecycle.broker.BrokerClient;
 import dev.lifecycle.broker.BrokerConnection;
 import dev.lifecycle.examples.broker.BrokerCommand;
-import dev.lifecycle.examples.broker.ExampleJson;
 import dev.lifecycle.record.RecordStore;
 import dev.lifecycle.time.Limit;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.nio.file.Path;
-import java.util.Map;
 
 /**
  * The example client: runs one request through the workspace's broker, starting the broker if none
@@ -98,23 +96,22 @@ public final class Cli {
   }
 
   /** Prints the reply's result (stdout) or error (stderr) and returns the exit status. */
-  private static int print(String reply) {
-    Object parsed;
+  private static int print(String text) {
+    Reply reply;
     try {
-      parsed = ExampleJson.parse(reply);
+      reply = Reply.parse(text);
     } catch (JsonProcessingException e) {
       System.err.println("the broker sent invalid JSON: " + e.getOriginalMessage());
       return UNAVAILABLE;
     }
-    if (parsed instanceof Map<?, ?> fields && Boolean.TRUE.equals(fields.get("ok"))) {
-      System.out.println(ExampleJson.write(fields.get("result")));
+    if (reply.ok()) {
+      System.out.println(reply.payload());
       // PrintStream swallows IOException: checkError() flushes and reports EPIPE. Exit quietly
       // (no stack trace, nothing on stderr): the reader went away on purpose (| head, a killed
       // pager).
       return System.out.checkError() ? BROKEN_PIPE : OK;
     }
-    Object error = parsed instanceof Map<?, ?> fields ? fields.get("error") : parsed;
-    System.err.println("error: " + ExampleJson.write(error));
+    System.err.println("error: " + reply.payload());
     return FAILED;
   }
 }

@@ -30,7 +30,13 @@ import org.slf4j.LoggerFactory;
  * their cgroups empty, and the JVM's exit is not held up.
  */
 final class CgroupWatcher {
-  private static final Logger LOG = LoggerFactory.getLogger(CgroupWatcher.class);
+  /**
+   * Created on first use: a path that logs nothing never starts slf4j (its provider lookup scans
+   * the class path, tens of milliseconds in a cold JVM).
+   */
+  private static final class Log {
+    static final Logger LOG = LoggerFactory.getLogger(CgroupWatcher.class);
+  }
 
   /**
    * Polls (without a watch) start at 1 ms, so an exit seen during shutdown ends its wait at once.
@@ -72,7 +78,7 @@ final class CgroupWatcher {
     try {
       service.close();
     } catch (IOException e) {
-      LOG.debug("cannot close the cgroup watch service", e);
+      Log.LOG.debug("cannot close the cgroup watch service", e);
     }
     for (Entry entry : left) {
       for (CompletableFuture<Cgroup> waiter : entry.waiters()) {
@@ -115,7 +121,7 @@ final class CgroupWatcher {
     } catch (IOException | ClosedWatchServiceException e) {
       // No watch (inotify limits, or shutdown began): poll with backoff rather than claim what was
       // not seen.
-      LOG.debug("cannot watch {}; polling it", cgroup, e);
+      Log.LOG.debug("cannot watch {}; polling it", cgroup, e);
       poll(cgroup, future, Backoff.of(Duration.ofMillis(10), MAX_POLL));
       return future;
     }
@@ -183,7 +189,7 @@ final class CgroupWatcher {
     try {
       empty = !entry.cgroup().isPopulated(); // a removed cgroup reads as not populated
     } catch (IOException e) {
-      LOG.debug("cannot read events of {}", entry.cgroup(), e);
+      Log.LOG.debug("cannot read events of {}", entry.cgroup(), e);
       empty = !entry.cgroup().exists();
     }
     if (empty) {

@@ -21,7 +21,14 @@ public final class OwnedCgroups {
   /** Every cgroup the library creates starts with this. */
   public static final String PREFIX = "lifecycle-";
 
-  private static final Logger LOG = LoggerFactory.getLogger(OwnedCgroups.class);
+  /**
+   * Created on first use: a path that logs nothing never starts slf4j (its provider lookup scans
+   * the class path, tens of milliseconds in a cold JVM).
+   */
+  private static final class Log {
+    static final Logger LOG = LoggerFactory.getLogger(OwnedCgroups.class);
+  }
+
   private static final Pattern NAME =
       Pattern.compile("lifecycle-([0-9]{1,10})-([0-9]{1,20})-[0-9]+-[0-9a-f]{8}");
   private static final AtomicLong COUNTER = new AtomicLong();
@@ -121,14 +128,14 @@ public final class OwnedCgroups {
           if (!child.isPopulated() && child.remove()) {
             removed++;
           } else {
-            LOG.warn("cgroup {} of a dead owner still holds processes; left alone", child);
+            Log.LOG.warn("cgroup {} of a dead owner still holds processes; left alone", child);
           }
         } catch (IOException e) {
-          LOG.debug("cannot remove stale cgroup {}", child, e);
+          Log.LOG.debug("cannot remove stale cgroup {}", child, e);
         }
       }
     } catch (IOException e) {
-      LOG.debug("cannot list {} for stale cgroups", parent, e);
+      Log.LOG.debug("cannot list {} for stale cgroups", parent, e);
     }
     return removed;
   }

@@ -1,0 +1,66 @@
+package dev.lifecycle.posix;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Starting the platform starts no process (JNA's {@code ldconfig -p} is replaced by reading {@code
+ * /etc/ld.so.conf}), and a search path the user set is kept.
+ */
+class JnaSearchPathTest {
+
+  @Test
+  void startingThePlatformStartsNoProcess() throws Exception {
+    String output = run();
+    assertThat(output.lines()).as(output).contains("posix-linux");
+    // JNA's ldconfig is a child the JVM waits for: it would show in RUSAGE_CHILDREN
+    assertThat(output.lines()).contains("children_maxrss=0");
+    String path = output.lines().filter(l -> l.startsWith("path=")).findFirst().orElseThrow();
+    assertThat(path.substring(5).split(":")).contains("/usr/lib").doesNotContain("");
+  }
+
+  @Test
+  void aSearchPathTheUserSetIsKept() throws Exception {
+    String output = run("-D" + JnaSearchPath.PROPERTY + "=/nonexistent/lib");
+    assertThat(output.lines()).as(output).contains("posix-linux", "path=/nonexistent/lib");
+  }
+
+  @Test
+  void readsTheLoaderConfigurationWithItsIncludes(@TempDir Path dir) throws Exception {
+    Path libs = Files.createDirectories(dir.resolve("libs"));
+    Path more = Files.createDirectories(dir.resolve("more"));
+    Path confd = Files.createDirectories(dir.resolve("conf.d"));
+    Files.writeString(confd.resolve("b.conf"), more + "\n");
+    Files.writeString(
+        confd.resolve("a.conf"), "# comment\n" + libs + " # trailing\n/nonexistent\n");
+    Files.writeString(confd.resolve("ignored.txt"), dir + "\n");
+    Path config = dir.resolve("ld.so.conf");
+    Files.writeString(config, "include conf.d/*.conf\n\n" + libs + "\n");
+    assertThat(JnaSearchPath.directories(config))
+        .startsWith(libs.toString(), more.toString()) // include order, no duplicates
+        .doesNotContain("/nonexistent", dir.toString())
+        .contains("/usr/lib")
+        .doesNotHaveDuplicates();
+  }
+
+  private static String run(String... flags) throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
+    command.addAll(List.of(flags));
+    command.addAll(
+        List.of("-cp", System.getProperty("java.class.path"), PlatformStartMain.class.getName()));
+    Process jvm = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(jvm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(jvm.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(jvm.exitValue()).as(output).isZero();
+    return output;
+  }
+}

@@ -18,6 +18,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Linux {@code /proc}, read with plain JDK file I/O: identities, states, CPU time and the process
@@ -186,12 +187,34 @@ public final class ProcFs {
    *     kernel threads read so too), rewritten, or unreadable
    */
   public static EnvironmentEntry environmentEntry(long pid, String name, String value) {
-    byte[] environ = readAll(Path.of("/proc/" + pid + "/environ"));
+    return environmentEntry(pid, name, value, ProcFs::readAll);
+  }
+
+  /**
+   * {@link #environmentEntry(long, String, String)} over {@code read} ({@code null} for a file that
+   * cannot be read): the seam that lets a test stage an execve finishing between two reads, which
+   * no real process can be made to do on demand.
+   */
+  static EnvironmentEntry environmentEntry(
+      long pid, String name, String value, Function<Path, byte[]> read) {
+    Path file = Path.of("/proc/" + pid + "/environ");
+    byte[] environ = read.apply(file);
     if (environ == null) {
       return EnvironmentEntry.UNREADABLE;
     }
     if (environ.length == 0) {
-      return isInsideExec(pid) ? EnvironmentEntry.INSIDE_EXEC : EnvironmentEntry.EMPTY;
+      if (envEndIsZero(read.apply(Path.of("/proc/" + pid + "/stat")))) {
+        return EnvironmentEntry.INSIDE_EXEC;
+      }
+      // env_end is set now, but the empty read may predate it (an execve that finished between
+      // the two reads); only a read after env_end was seen set can call the area empty.
+      environ = read.apply(file);
+      if (environ == null) {
+        return EnvironmentEntry.UNREADABLE;
+      }
+      if (environ.length == 0) {
+        return EnvironmentEntry.EMPTY;
+      }
     }
     byte[] needle = (name + "=" + value).getBytes(StandardCharsets.UTF_8);
     if (containsEntry(environ, needle)) {
@@ -226,7 +249,11 @@ public final class ProcFs {
    * @return {@code true} if {@code env_end} reads 0
    */
   static boolean isInsideExec(long pid) {
-    byte[] stat = readAll(Path.of("/proc/" + pid + "/stat"));
+    return envEndIsZero(readAll(Path.of("/proc/" + pid + "/stat")));
+  }
+
+  /** Whether field 51 ({@code env_end}) of a {@code /proc/<pid>/stat} text is 0; false for null. */
+  private static boolean envEndIsZero(byte[] stat) {
     if (stat == null) {
       return false;
     }

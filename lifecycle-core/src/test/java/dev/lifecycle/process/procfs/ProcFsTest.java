@@ -6,10 +6,15 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessInfo;
+import dev.lifecycle.process.ProcessPlatform.EnvironmentEntry;
 import dev.lifecycle.process.ProcessState;
 import dev.lifecycle.process.ProcessTable;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -105,5 +110,36 @@ class ProcFsTest {
       child.destroyForcibly();
       assertThat(child.waitFor(10, TimeUnit.SECONDS)).isTrue();
     }
+  }
+
+  @Test
+  void anEmptyEnvironmentIsOnlyCalledEmptyOnARereadAfterEnvEndWasSeenSet() throws Exception {
+    // This JVM's own stat line, with field 51 (env_end) as the kernel reports it and as it reads
+    // between an execve's point of no return and the layout of the new environment.
+    String stat = Files.readString(Path.of("/proc/self/stat")).trim();
+    String[] afterComm = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    assumeTrue(afterComm.length >= 49, "a kernel that reports env_end");
+    afterComm[48] = "0"; // field 51 = index 48 after pid and comm
+    String insideExec = stat.substring(0, stat.lastIndexOf(')') + 2) + String.join(" ", afterComm);
+    byte[] laidOut = "HOME=/root\0LIFECYCLE_TREE=abc\0".getBytes(StandardCharsets.UTF_8);
+
+    // The execve finished between the empty read and the stat read: the reread decides.
+    assertThat(entry(stat, new byte[0], laidOut)).isEqualTo(EnvironmentEntry.PRESENT);
+    assertThat(entry(insideExec, new byte[0], laidOut)).isEqualTo(EnvironmentEntry.INSIDE_EXEC);
+    assertThat(entry(stat, new byte[0], new byte[0])).isEqualTo(EnvironmentEntry.EMPTY);
+    assertThat(entry(stat, laidOut)).isEqualTo(EnvironmentEntry.PRESENT);
+  }
+
+  /** Classifies pid 42 with {@code environs} as the successive environ reads and a fixed stat. */
+  private static EnvironmentEntry entry(String stat, byte[]... environs) {
+    Deque<byte[]> reads = new ArrayDeque<>(List.of(environs));
+    return ProcFs.environmentEntry(
+        42,
+        "LIFECYCLE_TREE",
+        "abc",
+        path ->
+            path.getFileName().toString().equals("stat")
+                ? stat.getBytes(StandardCharsets.UTF_8)
+                : reads.remove());
   }
 }

@@ -18,6 +18,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 /**
@@ -166,16 +168,55 @@ public final class ProcFs {
    * @return the pids among {@code pids} whose environment holds the entry
    */
   public static Set<Long> findByEnvironment(String name, String value, Iterable<Long> pids) {
+    return findByEnvironment(name, value, pids, ProcFs::readAll);
+  }
+
+  /** {@link #findByEnvironment(String, String, Iterable)} over {@code read} (a test seam). */
+  static Set<Long> findByEnvironment(
+      String name, String value, Iterable<Long> pids, Function<Path, byte[]> read) {
     byte[] needle = (name + "=" + value).getBytes(StandardCharsets.UTF_8);
     Set<Long> found = new HashSet<>();
     for (long pid : pids) {
-      byte[] environ = readAll(Path.of("/proc/" + pid + "/environ"));
+      byte[] environ = laidOutEnvironment(pid, read);
       if (environ != null && containsEntry(environ, needle)) {
         found.add(pid);
       }
     }
     return found;
   }
+
+  /**
+   * The environment area of {@code pid} once the kernel has laid it out. An area that reads empty
+   * while the process is inside execve ({@code env_end} 0, not a kernel thread) is read again after
+   * short pauses, for at most {@link #EXEC_WAIT_NANOS}; an empty read is believed only after {@code
+   * env_end} was seen set. Null when unreadable or gone, or still inside execve after the wait.
+   */
+  private static byte[] laidOutEnvironment(long pid, Function<Path, byte[]> read) {
+    Path file = Path.of("/proc/" + pid + "/environ");
+    byte[] environ = read.apply(file);
+    long deadline = System.nanoTime() + EXEC_WAIT_NANOS;
+    while (environ != null && environ.length == 0) {
+      byte[] stat = read.apply(Path.of("/proc/" + pid + "/stat"));
+      if (stat == null || isKernelThread(stat)) {
+        return environ;
+      }
+      if (!envEndIsZero(stat)) {
+        return read.apply(file); // laid out by now, perhaps just after the empty read
+      }
+      if (System.nanoTime() - deadline >= 0) {
+        return null;
+      }
+      LockSupport.parkNanos(EXEC_PAUSE_NANOS);
+      environ = read.apply(file);
+    }
+    return environ;
+  }
+
+  /** How long a search waits for a process inside execve to lay out its environment. */
+  static final long EXEC_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+  private static final long EXEC_PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+  private static final long PF_KTHREAD = 0x00200000L; // include/linux/sched.h
 
   /**
    * Classifies the environment area of {@code pid} for the entry {@code name=value}.
@@ -254,8 +295,23 @@ public final class ProcFs {
 
   /** Whether field 51 ({@code env_end}) of a {@code /proc/<pid>/stat} text is 0; false for null. */
   private static boolean envEndIsZero(byte[] stat) {
-    if (stat == null) {
+    return "0".equals(statField(stat, 51)); // an old kernel without the field: never inside exec
+  }
+
+  /** Whether the flags (field 9) of a {@code /proc/<pid>/stat} text name a kernel thread. */
+  private static boolean isKernelThread(byte[] stat) {
+    String flags = statField(stat, 9);
+    try {
+      return flags != null && (Long.parseLong(flags) & PF_KTHREAD) != 0;
+    } catch (NumberFormatException e) {
       return false;
+    }
+  }
+
+  /** Field {@code wanted} of a stat text, numbered as proc(5) does (pid 1, comm 2), or null. */
+  private static String statField(byte[] stat, int wanted) {
+    if (stat == null) {
+      return null;
     }
     int close = -1;
     for (int i = stat.length - 1; i >= 0; i--) {
@@ -265,7 +321,7 @@ public final class ProcFs {
       }
     }
     if (close < 0) {
-      return false;
+      return null;
     }
     int field = 2; // the comm field ends at close
     int i = close + 1;
@@ -281,11 +337,11 @@ public final class ProcFs {
         break;
       }
       field++;
-      if (field == 51) {
-        return i - start == 1 && stat[start] == '0';
+      if (field == wanted) {
+        return new String(stat, start, i - start, StandardCharsets.US_ASCII);
       }
     }
-    return false; // an old kernel without the field: never inside exec
+    return null;
   }
 
   private static int indexOf(byte[] bytes, int from, int to, byte wanted) {

@@ -142,4 +142,51 @@ class ProcFsTest {
                 ? stat.getBytes(StandardCharsets.UTF_8)
                 : reads.remove());
   }
+
+  @Test
+  void aSearchWaitsForAProcessInsideExecveToLayOutItsEnvironment() throws Exception {
+    String stat = Files.readString(Path.of("/proc/self/stat")).trim();
+    String insideExec = withField(stat, 51, "0");
+    String kernelThread = withField(insideExec, 9, Long.toString(0x00200000L | 0x40L));
+    byte[] laidOut = "HOME=/root\0LIFECYCLE_TREE=abc\0".getBytes(StandardCharsets.UTF_8);
+    byte[] empty = new byte[0];
+
+    // Inside execve, then laid out: found on the reread.
+    assertThat(search(List.of(insideExec, stat), empty, empty, laidOut)).isTrue();
+    // Inside execve, and laid out by the next read: found.
+    assertThat(search(List.of(insideExec), empty, laidOut)).isTrue();
+    // The empty read came just before env_end was set: the reread after it decides.
+    assertThat(search(List.of(stat), empty, laidOut)).isTrue();
+    // Empty for good (env -i), or a kernel thread: not found, and no waiting.
+    assertThat(search(List.of(stat), empty, empty)).isFalse();
+    assertThat(search(List.of(kernelThread), empty)).isFalse();
+  }
+
+  /** This JVM's stat text with field {@code n} (proc(5) numbering) replaced. */
+  private static String withField(String stat, int n, String value) {
+    int close = stat.lastIndexOf(')');
+    String[] fields = stat.substring(close + 2).split(" ");
+    assumeTrue(fields.length >= 49, "a kernel that reports env_end");
+    fields[n - 3] = value;
+    return stat.substring(0, close + 2) + String.join(" ", fields);
+  }
+
+  /** Whether pid 42 is found, with these successive stat texts and environ reads (all used). */
+  private static boolean search(List<String> stats, byte[]... environs) {
+    Deque<String> statReads = new ArrayDeque<>(stats);
+    Deque<byte[]> environReads = new ArrayDeque<>(List.of(environs));
+    boolean found =
+        !ProcFs.findByEnvironment(
+                "LIFECYCLE_TREE",
+                "abc",
+                List.of(42L),
+                path ->
+                    path.getFileName().toString().equals("stat")
+                        ? statReads.remove().getBytes(StandardCharsets.UTF_8)
+                        : environReads.remove())
+            .isEmpty();
+    assertThat(statReads).as("stat reads left").isEmpty();
+    assertThat(environReads).as("environ reads left").isEmpty();
+    return found;
+  }
 }

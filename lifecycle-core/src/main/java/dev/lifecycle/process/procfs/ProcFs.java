@@ -32,6 +32,12 @@ public final class ProcFs {
   private static final Path PROC = Path.of("/proc");
   private static final File PROC_DIR = new File("/proc");
 
+  /** How long a cookie search waits for a process inside execve to lay out its environment. */
+  private static final long EXEC_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+  private static final long EXEC_PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+  private static final long PF_KTHREAD = 0x00200000L; // include/linux/sched.h
+
   /**
    * USER_HZ, the unit of the tick counts in {@code /proc/<pid>/stat}. The kernel ABI fixes it at
    * 100 on every Linux architecture the JVM runs on, independent of the kernel's CONFIG_HZ.
@@ -212,12 +218,6 @@ public final class ProcFs {
     return environ;
   }
 
-  /** How long a search waits for a process inside execve to lay out its environment. */
-  static final long EXEC_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-
-  private static final long EXEC_PAUSE_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
-  private static final long PF_KTHREAD = 0x00200000L; // include/linux/sched.h
-
   /**
    * Classifies the environment area of {@code pid} for the entry {@code name=value}.
    *
@@ -278,24 +278,15 @@ public final class ProcFs {
   }
 
   /**
-   * Whether {@code pid} is between the point of no return of an execve and the moment the kernel
-   * has laid out its new environment: its memory map has no environment end yet ({@code env_end},
-   * field 51 of {@code /proc/<pid>/stat}, is 0; the kernel sets {@code env_start} first and {@code
-   * env_end} last, and {@code /proc/<pid>/environ} reads empty until then). A process whose
-   * environment is merely empty ({@code env -i}) has a non-zero {@code env_end}. Kernel threads (no
-   * memory map) also read 0; callers tell them apart by parent 2. False when the process is gone or
-   * the field is hidden.
-   *
-   * @param pid the process id
-   * @return {@code true} if {@code env_end} reads 0
+   * Whether a {@code /proc/<pid>/stat} text shows a process between the point of no return of an
+   * execve and the moment the kernel has laid out its new environment: {@code env_end} (field 51)
+   * is 0, since the kernel sets {@code env_start} first and {@code env_end} last, and {@code
+   * /proc/<pid>/environ} reads empty until then. A process whose environment is merely empty
+   * ({@code env -i}) has a non-zero {@code env_end}; kernel threads (no memory map) read 0 too (see
+   * {@link #isKernelThread}). False for null and for a kernel without the field.
    */
-  static boolean isInsideExec(long pid) {
-    return envEndIsZero(readAll(Path.of("/proc/" + pid + "/stat")));
-  }
-
-  /** Whether field 51 ({@code env_end}) of a {@code /proc/<pid>/stat} text is 0; false for null. */
   private static boolean envEndIsZero(byte[] stat) {
-    return "0".equals(statField(stat, 51)); // an old kernel without the field: never inside exec
+    return "0".equals(statField(stat, 51));
   }
 
   /** Whether the flags (field 9) of a {@code /proc/<pid>/stat} text name a kernel thread. */

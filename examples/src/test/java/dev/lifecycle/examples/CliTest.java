@@ -121,7 +121,13 @@ class CliTest {
           .doesNotContain("org.slf4j.LoggerFactory ") // every logger on the path is lazy
           .doesNotContain("com.fasterxml.jackson.databind.")
           .doesNotContain("com.sun.jna.")
-          .doesNotContain("dev.lifecycle.posix.");
+          .doesNotContain("dev.lifecycle.posix.")
+          // each costs a short-lived JVM milliseconds to start (docs/PERFORMANCE.md)
+          .doesNotContain("java.util.regex.Pattern ")
+          .doesNotContain("java.util.Formatter ")
+          .doesNotContain("java.time.format.DateTimeFormatter ")
+          .doesNotContain("java.lang.ProcessHandleImpl ")
+          .doesNotContain("java.util.concurrent.ScheduledThreadPoolExecutor ");
       ws.shutdownAll();
     }
   }

@@ -1,13 +1,14 @@
 package dev.lifecycle.broker;
 
+import dev.lifecycle.internal.BoundedConnect;
 import dev.lifecycle.internal.Durations;
 import dev.lifecycle.probe.Endpoint;
 import dev.lifecycle.time.Limit;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.net.SocketTimeoutException;
-import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousCloseException;
@@ -34,7 +35,7 @@ import java.util.concurrent.TimeUnit;
  * thread and ends a call blocked in another one with an {@link AsynchronousCloseException}.
  */
 public final class BrokerConnection implements AutoCloseable {
-  /** A live broker greets at once; this only bounds a wedged accept thread. */
+  /** A live broker accepts and greets at once; this only bounds a wedged one. */
   static final Duration GREETING_TIMEOUT = Duration.ofSeconds(10);
 
   private final Endpoint endpoint;
@@ -62,24 +63,25 @@ public final class BrokerConnection implements AutoCloseable {
    * @return an open connection past the greeting
    * @throws ConnectException when nothing listens there, or the broker closed the connection
    *     without greeting (it is shutting down)
-   * @throws SocketTimeoutException when it accepted but sent no greeting in time (stopped, wedged)
+   * @throws SocketTimeoutException when it accepted no connection (a full backlog) or sent no
+   *     greeting in time (stopped, wedged)
    * @throws IOException when something else answers, or on any other failure
    */
   public static BrokerConnection open(Endpoint endpoint) throws IOException {
     Objects.requireNonNull(endpoint, "endpoint");
-    SocketChannel channel =
-        SocketChannel.open(
-            endpoint instanceof Endpoint.UnixSocket
-                ? StandardProtocolFamily.UNIX
-                : StandardProtocolFamily.INET);
+    SocketChannel channel;
+    try {
+      channel = BoundedConnect.connect(address(endpoint), GREETING_TIMEOUT);
+    } catch (SocketTimeoutException e) {
+      throw new SocketTimeoutException(
+          "the broker at "
+              + endpoint
+              + " accepts no connection within "
+              + GREETING_TIMEOUT
+              + ": its backlog is full (stopped or wedged)");
+    }
     Selector selector = null;
     try {
-      if (endpoint instanceof Endpoint.UnixSocket unix) {
-        channel.connect(UnixDomainSocketAddress.of(unix.path()));
-      } else {
-        Endpoint.Tcp tcp = (Endpoint.Tcp) endpoint;
-        channel.connect(new InetSocketAddress(tcp.host(), tcp.port()));
-      }
       selector = Selector.open();
       BrokerConnection connection = new BrokerConnection(endpoint, channel, selector);
       String greeting;
@@ -107,6 +109,14 @@ public final class BrokerConnection implements AutoCloseable {
       }
       throw e;
     }
+  }
+
+  private static SocketAddress address(Endpoint endpoint) {
+    if (endpoint instanceof Endpoint.UnixSocket unix) {
+      return UnixDomainSocketAddress.of(unix.path());
+    }
+    Endpoint.Tcp tcp = (Endpoint.Tcp) endpoint;
+    return new InetSocketAddress(tcp.host(), tcp.port());
   }
 
   /**

@@ -14,7 +14,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * The one saturating clamp of the library's durations, and the one duration grammar (for limits,
@@ -37,8 +36,6 @@ public final class Durations {
       Map.of(
           "ns", NANOS, "us", MICROS, "ms", MILLIS, "s", SECONDS, "m", MINUTES, "h", HOURS, "d",
           DAYS);
-  private static final Pattern FRACTION_EXPONENT_OR_HEX =
-      Pattern.compile("[.,].*|[eE][+-]?[0-9].*|[xX][0-9a-fA-F].*");
   private static final String NEGATIVE = "negative values are not allowed (0 disables the limit)";
   private static final Duration LONGEST = Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
 
@@ -134,7 +131,7 @@ public final class Durations {
     }
     String digits = s.substring(0, end);
     String suffix = s.substring(end);
-    if (FRACTION_EXPONENT_OR_HEX.matcher(suffix).matches()) {
+    if (isFractionExponentOrHex(suffix)) {
       throw new IllegalArgumentException(
           "only whole numbers are allowed, no fractions, exponents or hex;"
               + " use a smaller unit instead (e.g. 1500ms for 1.5s)");
@@ -155,6 +152,27 @@ public final class Durations {
       throw new IllegalArgumentException("number too large (does not fit a 64-bit integer)");
     }
     return ofUnclamped(amount, unit);
+  }
+
+  /** {@code .5}, {@code ,5}, {@code e3}, {@code E+3}, {@code x1f}: what follows the digits. */
+  private static boolean isFractionExponentOrHex(String suffix) {
+    if (suffix.isEmpty()) {
+      return false;
+    }
+    char first = suffix.charAt(0);
+    if (first == '.' || first == ',') {
+      return true;
+    }
+    int next = 1;
+    if (first == 'e' || first == 'E') {
+      if (next < suffix.length() && (suffix.charAt(next) == '+' || suffix.charAt(next) == '-')) {
+        next++;
+      }
+      return next < suffix.length() && Ascii.isDigit(suffix.charAt(next));
+    }
+    return (first == 'x' || first == 'X')
+        && next < suffix.length()
+        && Ascii.isHexDigit(suffix.charAt(next));
   }
 
   private static Duration parseIso(String iso) {

@@ -1,33 +1,26 @@
 package dev.lifecycle.probe;
 
-import dev.lifecycle.internal.Durations;
-import dev.lifecycle.internal.Threads;
+import dev.lifecycle.internal.BoundedConnect;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.net.StandardProtocolFamily;
+import java.net.SocketTimeoutException;
 import java.net.UnixDomainSocketAddress;
 import java.net.UnknownHostException;
-import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedByInterruptException;
-import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Connects to an endpoint and closes the connection at once, within a bound. Thread-safe (static
  * methods only).
  *
- * <p>The connect is blocking and a shared watchdog closes the channel when the bound expires. One
- * mechanism covers both ways a connect can hang: a TCP listener whose accept queue is full drops
- * the SYN (the client retransmits for minutes), and a Unix domain socket connect to a full backlog
- * blocks in the kernel (a non-blocking one fails with EAGAIN, which would read as an error).
+ * <p>The bound holds also against a listener whose backlog is full, which would hold a plain connect
+ * for minutes (TCP) or forever (a Unix domain socket): the connect blocks and a shared watchdog
+ * closes it at the bound. A Unix domain socket is tried without blocking first, since the kernel
+ * then answers at once; only a full backlog takes the blocking way.
  */
 public final class EndpointProbe {
 
@@ -64,12 +57,11 @@ public final class EndpointProbe {
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("probe timeout must be positive: " + timeout);
     }
-    long timeoutNanos = Durations.saturatedNanos(timeout);
     long start = System.nanoTime();
     ProbeResult.Status status;
     IOException error = null;
     try {
-      status = connect(endpoint, timeoutNanos);
+      status = connect(endpoint, timeout);
     } catch (IOException e) {
       status = ProbeResult.Status.ERROR;
       error = e;
@@ -77,16 +69,14 @@ public final class EndpointProbe {
     return new ProbeResult(endpoint, status, Duration.ofNanos(System.nanoTime() - start), error);
   }
 
-  private static ProbeResult.Status connect(Endpoint endpoint, long timeoutNanos)
+  private static ProbeResult.Status connect(Endpoint endpoint, Duration timeout)
       throws IOException {
     SocketAddress address;
-    SocketChannel channel;
     if (endpoint instanceof Endpoint.UnixSocket unix) {
       if (!Files.exists(unix.path())) {
         return ProbeResult.Status.NOT_FOUND;
       }
       address = UnixDomainSocketAddress.of(unix.path());
-      channel = SocketChannel.open(StandardProtocolFamily.UNIX);
     } else {
       Endpoint.Tcp tcp = (Endpoint.Tcp) endpoint;
       InetSocketAddress inet = new InetSocketAddress(tcp.host(), tcp.port());
@@ -94,27 +84,14 @@ public final class EndpointProbe {
         throw new UnknownHostException(tcp.host());
       }
       address = inet;
-      channel = SocketChannel.open();
     }
-    AtomicBoolean expired = new AtomicBoolean();
-    ScheduledFuture<?> watchdog =
-        Watchdog.INSTANCE.schedule(
-            () -> {
-              expired.set(true);
-              closeQuietly(channel);
-            },
-            timeoutNanos,
-            TimeUnit.NANOSECONDS);
     try {
-      channel.connect(address);
+      BoundedConnect.connect(address, timeout).close();
       return ProbeResult.Status.REACHABLE;
     } catch (ClosedByInterruptException e) {
       throw e; // our caller was interrupted: an error, not a slow endpoint
-    } catch (AsynchronousCloseException e) {
-      if (expired.get()) {
-        return ProbeResult.Status.TIMED_OUT;
-      }
-      throw e;
+    } catch (SocketTimeoutException e) {
+      return ProbeResult.Status.TIMED_OUT;
     } catch (ConnectException e) {
       return ProbeResult.Status.REFUSED;
     } catch (IOException e) {
@@ -122,29 +99,6 @@ public final class EndpointProbe {
         return ProbeResult.Status.NOT_FOUND; // removed between the check and the connect
       }
       throw e;
-    } finally {
-      watchdog.cancel(false);
-      closeQuietly(channel);
-    }
-  }
-
-  private static void closeQuietly(SocketChannel channel) {
-    try {
-      channel.close();
-    } catch (IOException ignored) {
-      // Closing a probe connection has nothing left to report.
-    }
-  }
-
-  /** One daemon thread for every probe: a pending probe never keeps the JVM alive. */
-  private static final class Watchdog {
-    static final ScheduledThreadPoolExecutor INSTANCE = create();
-
-    private static ScheduledThreadPoolExecutor create() {
-      ScheduledThreadPoolExecutor executor =
-          new ScheduledThreadPoolExecutor(1, Threads.daemons("lifecycle-probe-watchdog"));
-      executor.setRemoveOnCancelPolicy(true);
-      return executor;
     }
   }
 }

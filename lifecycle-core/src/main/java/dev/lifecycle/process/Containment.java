@@ -7,8 +7,6 @@ import dev.lifecycle.process.cgroup.CgroupPlacement;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The containment tier trees get on this machine, with the reason: where the cgroup parent is and
@@ -36,14 +34,6 @@ public final class Containment {
 
   /** Environment variable that names the parent cgroup when the property is unset. */
   public static final String PARENT_ENV = "LIFECYCLE_CGROUP_PARENT";
-
-  /**
-   * Created on first use: a path that logs nothing never starts slf4j (its provider lookup scans
-   * the class path, tens of milliseconds in a cold JVM).
-   */
-  private static final class Log {
-    static final Logger LOG = LoggerFactory.getLogger(Containment.class);
-  }
 
   /** What the configuration asks for. */
   public enum Mode {
@@ -166,10 +156,9 @@ public final class Containment {
     return PARENT.resolve();
   }
 
+  /** Not logged: {@link #current()} tells it, and a logger costs a short-lived JVM milliseconds. */
   private static Containment fromConfig() {
-    Containment decided = decide(MODE.resolve(), configuredParent());
-    Log.LOG.debug("containment: {}", decided);
-    return decided;
+    return decide(MODE.resolve(), configuredParent());
   }
 
   /**

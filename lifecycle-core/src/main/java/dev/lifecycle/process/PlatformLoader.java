@@ -90,8 +90,9 @@ final class PlatformLoader {
 
   /** The platform for {@code mode}, or the exception that explains why there is none. */
   static Object choose(PlatformMode mode) {
+    // The choice is not logged: capabilities() tells it, and binding a logger costs a short-lived
+    // JVM milliseconds (docs/PERFORMANCE.md, "Fast clients"). Failures are logged.
     if (mode == PlatformMode.JDK) {
-      Log.LOG.debug("process platform: {} (chosen by {})", jdk(), PlatformMode.PROPERTY);
       return jdk();
     }
     List<String> reasons = new ArrayList<>();
@@ -101,9 +102,7 @@ final class PlatformLoader {
       }
       try {
         if (provider.isSupported()) {
-          ProcessPlatform platform = provider.create();
-          Log.LOG.debug("process platform: {}", platform.capabilities());
-          return platform;
+          return provider.create();
         }
         reasons.add(provider.unsupportedReason());
       } catch (RuntimeException | LinkageError e) {

@@ -1,5 +1,6 @@
 package dev.lifecycle.record;
 
+import dev.lifecycle.internal.Ascii;
 import dev.lifecycle.probe.Endpoint;
 import dev.lifecycle.process.ProcessIdentity;
 import java.io.ByteArrayOutputStream;
@@ -12,13 +13,13 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.DateTimeException;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Properties;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.zip.CRC32;
 
 /**
@@ -87,12 +88,14 @@ final class RecordFormat {
   /** The earliest format this library still reads (format 1 has no end marker). */
   static final int OLDEST_FORMAT = 1;
 
-  private static final Pattern END = Pattern.compile("end=([0-9a-f]{8})\n");
+  private static final String END = "end=";
 
+  /** The CRC-32 as 8 lower-case hex digits. */
   private static String crc(byte[] bytes, int length) {
     CRC32 crc = new CRC32();
     crc.update(bytes, 0, length);
-    return String.format("%08x", crc.getValue());
+    String hex = Long.toHexString(crc.getValue()); // at most 8 digits: CRC-32 is 32 bits
+    return "00000000".substring(hex.length()) + hex;
   }
 
   /** Checks the end marker of a format-2 record: the last line, over every byte before it. */
@@ -105,14 +108,23 @@ final class RecordFormat {
     while (start > 0 && bytes[start - 1] != '\n') {
       start--;
     }
-    String tail = new String(bytes, start, bytes.length - start, StandardCharsets.US_ASCII);
-    Matcher m = END.matcher(tail);
-    if (!m.matches()) {
+    String tail = new String(bytes, start, lastLine - start, StandardCharsets.US_ASCII);
+    if (tail.length() != END.length() + 8 || !tail.startsWith(END) || !isLowerHex(tail)) {
       throw new Unreadable("truncated: no end marker", false);
     }
-    if (!m.group(1).equals(crc(bytes, start))) {
+    if (!tail.substring(END.length()).equals(crc(bytes, start))) {
       throw new Unreadable("damaged: the end marker's checksum does not match", false);
     }
+  }
+
+  private static boolean isLowerHex(String marker) {
+    for (int i = END.length(); i < marker.length(); i++) {
+      char c = marker.charAt(i);
+      if (!Ascii.isDigit(c) && (c < 'a' || c > 'f')) {
+        return false;
+      }
+    }
+    return true;
   }
 
   static SessionRecord read(byte[] bytes) throws Unreadable {
@@ -162,10 +174,72 @@ final class RecordFormat {
           Endpoint.parse(text(p, "endpoint")),
           artifacts,
           text(p, "token"),
-          Instant.parse(text(p, "created")));
+          instant(text(p, "created")));
     } catch (RuntimeException e) { // invalid values: bad paths, pids, instants, endpoints
       throw new Unreadable("invalid value: " + e.getMessage(), false);
     }
+  }
+
+  /**
+   * {@link Instant#parse} of what {@link Instant#toString} writes. The common shape (years
+   * 0000-9999, UTC, no fraction or 3, 6 or 9 digits) is read here: the JDK's parser first builds
+   * its formatters, milliseconds of a client's start; anything else goes to the JDK.
+   */
+  static Instant instant(String text) {
+    int length = text.length();
+    int fraction = length - 21; // digits between "yyyy-MM-ddTHH:mm:ss." and "Z"
+    boolean shaped =
+        (length == 20
+                || (fraction == 3 || fraction == 6 || fraction == 9) && text.charAt(19) == '.')
+            && text.charAt(4) == '-'
+            && text.charAt(7) == '-'
+            && text.charAt(10) == 'T'
+            && text.charAt(13) == ':'
+            && text.charAt(16) == ':'
+            && text.charAt(length - 1) == 'Z';
+    if (shaped) {
+      int year = digits(text, 0, 4);
+      int month = digits(text, 5, 7);
+      int day = digits(text, 8, 10);
+      int hour = digits(text, 11, 13);
+      int minute = digits(text, 14, 16);
+      int second = digits(text, 17, 19);
+      int nanos = length == 20 ? 0 : digits(text, 20, length - 1) * NANOS_PER_DIGITS[fraction];
+      if (year >= 0
+          && month >= 1
+          && day >= 1
+          && hour >= 0
+          && hour <= 23
+          && minute >= 0
+          && minute <= 59
+          && second >= 0
+          && second <= 59
+          && nanos >= 0) {
+        try {
+          long days = LocalDate.of(year, month, day).toEpochDay(); // checks month and day
+          return Instant.ofEpochSecond(days * 86_400 + hour * 3_600 + minute * 60 + second, nanos);
+        } catch (DateTimeException notADate) {
+          // Instant.parse says why.
+        }
+      }
+    }
+    return Instant.parse(text);
+  }
+
+  /** What one unit of a fraction with that many digits is in nanoseconds. */
+  private static final int[] NANOS_PER_DIGITS = {0, 0, 0, 1_000_000, 0, 0, 1_000, 0, 0, 1};
+
+  /** The number the ASCII digits in [from, to) spell, or -1 if one is not a digit. */
+  private static int digits(String text, int from, int to) {
+    int value = 0;
+    for (int i = from; i < to; i++) {
+      char c = text.charAt(i);
+      if (!Ascii.isDigit(c)) {
+        return -1;
+      }
+      value = value * 10 + (c - '0');
+    }
+    return value;
   }
 
   private static String key(ArtifactKind kind) {

@@ -4,6 +4,7 @@ import static java.nio.file.LinkOption.NOFOLLOW_LINKS;
 import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
 import static java.nio.file.StandardOpenOption.READ;
 
+import dev.lifecycle.internal.Ascii;
 import dev.lifecycle.internal.AtomicFile;
 import dev.lifecycle.internal.FileLocks;
 import dev.lifecycle.internal.Unguessable;
@@ -35,7 +36,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,16 +63,17 @@ public final class RecordStore {
     static final Logger LOG = LoggerFactory.getLogger(RecordStore.class);
   }
 
-  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
-
   /** Records are a few hundred bytes; anything this large is not one. */
   private static final int MAX_RECORD_BYTES = 64 * 1024;
 
   /** A publisher that replaces the record on every attempt is a bug, not a race to win. */
   private static final int MAX_ATTEMPTS = 3;
 
-  private static final DateTimeFormatter STAMP =
-      DateTimeFormatter.ofPattern("uuuuMMdd'T'HHmmssSSS'Z'").withZone(ZoneOffset.UTC);
+  /** Built when a record is first quarantined: a formatter costs milliseconds to build. */
+  private static final class Stamp {
+    static final DateTimeFormatter FORMAT =
+        DateTimeFormatter.ofPattern("uuuuMMdd'T'HHmmssSSS'Z'").withZone(ZoneOffset.UTC);
+  }
 
   private final Path directory;
   private final UserPrincipal user;
@@ -564,9 +565,11 @@ public final class RecordStore {
           if (!seen.sameAs(look(file))) {
             return null;
           }
-          Path aside = directory.resolve(name + ".corrupt-" + STAMP.format(Instant.now()));
+          Path aside = directory.resolve(name + ".corrupt-" + Stamp.FORMAT.format(Instant.now()));
           for (int i = 1; Files.exists(aside, NOFOLLOW_LINKS); i++) {
-            aside = directory.resolve(name + ".corrupt-" + STAMP.format(Instant.now()) + "-" + i);
+            aside =
+                directory.resolve(
+                    name + ".corrupt-" + Stamp.FORMAT.format(Instant.now()) + "-" + i);
           }
           Files.move(file, aside, ATOMIC_MOVE);
           syncDirectory();
@@ -669,7 +672,11 @@ public final class RecordStore {
   }
 
   private static String checkName(String name) {
-    if (!NAME.matcher(Objects.requireNonNull(name, "name")).matches()) {
+    Objects.requireNonNull(name, "name");
+    if (name.isEmpty()
+        || name.length() > 100
+        || !Ascii.isLetterOrDigit(name.charAt(0))
+        || !Ascii.isWord(name, 1, "._-")) {
       throw new IllegalArgumentException(
           "record name must be 1-100 of [A-Za-z0-9._-], starting with a letter or digit: " + name);
     }

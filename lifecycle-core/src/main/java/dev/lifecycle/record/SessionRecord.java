@@ -1,5 +1,6 @@
 package dev.lifecycle.record;
 
+import dev.lifecycle.internal.Ascii;
 import dev.lifecycle.probe.Endpoint;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
@@ -9,7 +10,6 @@ import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * Who serves a session, where, and what goes away with it. Immutable and thread-safe.
@@ -36,8 +36,6 @@ public record SessionRecord(
    */
   public static final int FORMAT_VERSION = 2;
 
-  private static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9-]{8,64}");
-
   /**
    * Checks the components and copies {@code artifacts}.
    *
@@ -58,7 +56,8 @@ public record SessionRecord(
     Objects.requireNonNull(identityClock, "identityClock");
     Objects.requireNonNull(endpoint, "endpoint");
     Objects.requireNonNull(created, "created");
-    if (!TOKEN.matcher(Objects.requireNonNull(token, "token")).matches()) {
+    Objects.requireNonNull(token, "token");
+    if (token.length() < 8 || token.length() > 64 || !Ascii.isWord(token, 0, "-")) {
       throw new IllegalArgumentException("token must be 8-64 of [A-Za-z0-9-]: " + token);
     }
     EnumMap<ArtifactKind, Path> copy = new EnumMap<>(ArtifactKind.class);

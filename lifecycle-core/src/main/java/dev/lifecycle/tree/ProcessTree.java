@@ -575,9 +575,8 @@ public final class ProcessTree implements AutoCloseable {
                   entryUnattributed)
               : null;
       TerminationReport report = byCgroup != null ? byCgroup.run() : sessionTermination(grace);
-      if (report.isComplete()) {
-        Log.LOG.debug("tree {}: {}", leader.pid(), report);
-      } else {
+      if (!report.isComplete()) { // a complete one is the caller's to log: binding a logger
+        // costs a short-lived JVM milliseconds (docs/PERFORMANCE.md, "Fast clients")
         Log.LOG.warn("tree {} not proven gone: {}", leader.pid(), report);
       }
       AdoptedZombies.reap(

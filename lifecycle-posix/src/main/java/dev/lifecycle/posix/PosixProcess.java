@@ -5,6 +5,7 @@ import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.SignalResult;
 import dev.lifecycle.process.SupervisedProcess;
+import dev.lifecycle.process.procfs.ProcLiveness;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.concurrent.CompletableFuture;
@@ -25,6 +26,9 @@ import java.util.function.Consumer;
  * when the child is reaped.
  */
 final class PosixProcess extends SupervisedProcess {
+  /** With CAP_KILL a null signal cannot fail with EPERM: the probe then skips it. */
+  private static final boolean SIGNALS_ANY = ProcLiveness.holdsKillCapability();
+
   private final OsConstants os;
   private final int pid;
   private final ProcessIdentity identity;
@@ -80,7 +84,7 @@ final class PosixProcess extends SupervisedProcess {
     if (exit.isDone()) {
       return Liveness.GONE; // exited and held unreaped: a zombie
     }
-    if (LibC.kill(pid, 0) != 0) { // still asked: a child that changed its uid reads EPERM
+    if (!SIGNALS_ANY && LibC.kill(pid, 0) != 0) { // a child that changed its uid reads EPERM
       int errno = LibC.errno();
       return errno == OsConstants.EPERM
           ? Liveness.ALIVE_NOT_OURS

@@ -1,5 +1,7 @@
 package dev.lifecycle.examples.cli;
 
+import dev.lifecycle.process.ProcessInfo;
+import dev.lifecycle.process.ProcessPlatform;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,7 +73,7 @@ final class CallerWatch implements AutoCloseable {
 
   /** This process's parent, or nothing to watch when that is init. */
   private static List<Long> parentOnly() {
-    long parent = parentOf(ProcessHandle.current().pid()).orElse(1L);
+    long parent = parentOf(self()).orElse(1L);
     return parent > 1 ? List.of(parent) : List.of();
   }
 
@@ -81,7 +83,7 @@ final class CallerWatch implements AutoCloseable {
       return List.of();
     }
     List<Long> chain = new ArrayList<>();
-    long pid = ProcessHandle.current().pid();
+    long pid = self();
     for (int depth = 0; depth < MAX_DEPTH; depth++) {
       Optional<Long> parent = parentOf(pid);
       if (parent.isEmpty() || parent.get() <= 1) {
@@ -98,7 +100,7 @@ final class CallerWatch implements AutoCloseable {
 
   /** Whether every link still has the parent it had at start. */
   private static boolean intact(List<Long> chain) {
-    long child = ProcessHandle.current().pid();
+    long child = self();
     for (long parent : chain) {
       if (parentOf(child).orElse(-1L) != parent) {
         return false;
@@ -108,8 +110,13 @@ final class CallerWatch implements AutoCloseable {
     return true;
   }
 
+  /** Through the library's platform: it reads /proc where that is exact, loading nothing more. */
   private static Optional<Long> parentOf(long pid) {
-    return ProcessHandle.of(pid).flatMap(ProcessHandle::parent).map(ProcessHandle::pid);
+    return ProcessPlatform.get().info(pid).map(ProcessInfo::ppid);
+  }
+
+  private static long self() {
+    return ProcessPlatform.get().self().pid();
   }
 
   @Override

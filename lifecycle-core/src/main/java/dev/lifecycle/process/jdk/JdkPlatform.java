@@ -50,8 +50,6 @@ final class JdkPlatform implements ProcessPlatform {
   private final boolean exact; // /proc of our pid namespace, without hidepid
   private final boolean setsid;
   private final Capabilities capabilities;
-  private final ProcessIdentity self;
-  private final long selfGroup;
 
   private JdkPlatform() {
     this.procfs = ProcFs.isAvailable();
@@ -62,9 +60,31 @@ final class JdkPlatform implements ProcessPlatform {
     details.put("procfs", Boolean.toString(procfs));
     details.put("setsid", setsid ? SETSID.toString() : "absent");
     this.capabilities = new Capabilities("jdk", setsid, false, exact, false, details);
-    long pid = ProcessHandle.current().pid();
-    this.self = identify(pid).orElse(ProcessIdentity.ofPid(pid));
-    this.selfGroup = procfs ? ProcFs.stat(pid).map(ProcessInfo::pgid).orElse(-1L) : -1L;
+  }
+
+  /**
+   * This JVM, identified on first need: a client that only reads records and probes owners never
+   * starts the JDK's process API (milliseconds of a short-lived JVM).
+   */
+  private static final class Self {
+    static final long PID = ownPid();
+
+    /** Where /proc is our namespace's (see ProcLiveness#isExact), /proc/self names us. */
+    private static long ownPid() {
+      if (ProcLiveness.isExact()) {
+        try {
+          return Long.parseLong(Files.readSymbolicLink(Path.of("/proc/self")).toString());
+        } catch (IOException | NumberFormatException e) {
+          // The process API below answers.
+        }
+      }
+      return ProcessHandle.current().pid();
+    }
+
+    static final ProcessIdentity IDENTITY =
+        identity(PID, ProcFs.isAvailable()).orElse(ProcessIdentity.ofPid(PID));
+    static final long GROUP =
+        ProcFs.isAvailable() ? ProcFs.stat(PID).map(ProcessInfo::pgid).orElse(-1L) : -1L;
   }
 
   /** Creates the fallback platform. Prefer {@link ProcessPlatform#jdk()}, which caches one. */
@@ -226,18 +246,22 @@ final class JdkPlatform implements ProcessPlatform {
 
   @Override
   public ProcessIdentity self() {
-    return self;
+    return Self.IDENTITY;
   }
 
   @Override
   public long selfProcessGroup() {
     // Read each time where possible: a JVM may call setpgid on itself.
-    return procfs ? ProcFs.stat(self.pid()).map(ProcessInfo::pgid).orElse(selfGroup) : selfGroup;
+    return procfs ? ProcFs.stat(Self.PID).map(ProcessInfo::pgid).orElse(Self.GROUP) : Self.GROUP;
   }
 
   @Override
   public Optional<ProcessIdentity> identify(long pid) {
     requirePositive(pid);
+    return identity(pid, procfs);
+  }
+
+  private static Optional<ProcessIdentity> identity(long pid, boolean procfs) {
     if (procfs) {
       return ProcFs.identity(pid);
     }

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.StringTokenizer;
 
 /**
  * Liveness from {@code /proc} alone, with the answers {@code kill(pid, 0)} plus a zombie check
@@ -47,6 +48,17 @@ public final class ProcLiveness {
    */
   public static boolean isExact() {
     return Self.EXACT;
+  }
+
+  /**
+   * Whether this JVM holds CAP_KILL, read once from {@code /proc/self/status}: the kernel's
+   * credential rule then permits every signal, so a null signal to an existing process cannot fail
+   * with EPERM (a security module's denial aside, as in the class comment).
+   *
+   * @return {@code true} when it holds CAP_KILL; {@code false} also where {@code /proc} cannot tell
+   */
+  public static boolean holdsKillCapability() {
+    return Self.CAN_KILL_ANY;
   }
 
   /**
@@ -115,8 +127,11 @@ public final class ProcLiveness {
         || sender[0] == target[0];
   }
 
-  /** What the probe needs from {@code /proc/<pid>/status}. */
-  record Status(long[] uids, int threads, long capEff) {}
+  /**
+   * What the probe needs from {@code /proc/<pid>/status}; {@code pidNamespaces} counts the NSpid
+   * entries (0 on kernels before 4.1, which lack the line).
+   */
+  record Status(long[] uids, int threads, long capEff, int pidNamespaces) {}
 
   static Optional<Status> status(long pid) {
     return readStatus("/proc/" + pid + "/status");
@@ -136,27 +151,36 @@ public final class ProcLiveness {
     return parseStatus(new String(buffer, 0, length, StandardCharsets.ISO_8859_1));
   }
 
-  /** Parses the Uid, Threads and CapEff lines of a status file; empty when Uid is missing. */
+  /**
+   * Parses the Uid, Threads, CapEff and NSpid lines of a status file; empty when Uid is missing.
+   */
   static Optional<Status> parseStatus(String text) {
     long[] uids = null;
     int threads = 1;
     long capEff = 0;
+    int pidNamespaces = 0;
     for (String line : text.split("\n")) {
       if (line.startsWith("Uid:")) {
-        String[] parts = line.substring(4).trim().split("\\s+");
-        if (parts.length >= 3) {
+        StringTokenizer parts = new StringTokenizer(line.substring(4));
+        if (parts.countTokens() >= 3) {
           uids =
               new long[] {
-                Long.parseLong(parts[0]), Long.parseLong(parts[1]), Long.parseLong(parts[2])
+                Long.parseLong(parts.nextToken()),
+                Long.parseLong(parts.nextToken()),
+                Long.parseLong(parts.nextToken())
               };
         }
       } else if (line.startsWith("Threads:")) {
         threads = Integer.parseInt(line.substring(8).trim());
       } else if (line.startsWith("CapEff:")) {
         capEff = Long.parseUnsignedLong(line.substring(7).trim(), 16);
+      } else if (line.startsWith("NSpid:")) {
+        pidNamespaces = new StringTokenizer(line.substring(6)).countTokens();
       }
     }
-    return uids == null ? Optional.empty() : Optional.of(new Status(uids, threads, capEff));
+    return uids == null
+        ? Optional.empty()
+        : Optional.of(new Status(uids, threads, capEff, pidNamespaces));
   }
 
   /** Whether a mountinfo line for {@code /proc} hides processes ({@code hidepid} other than 0). */
@@ -186,10 +210,18 @@ public final class ProcLiveness {
       Optional<Status> self = ProcFs.isAvailable() ? readStatus("/proc/self/status") : null;
       UIDS = self != null && self.isPresent() ? self.get().uids() : null;
       CAN_KILL_ANY = UIDS != null && (self.get().capEff() & (1L << CAP_KILL)) != 0;
-      EXACT = UIDS != null && ownNamespace() && !hidden();
+      EXACT = UIDS != null && ownNamespace(self.get().pidNamespaces()) && !hidden();
     }
 
-    private static boolean ownNamespace() {
+    /**
+     * NSpid lists our pid in every namespace from the procfs's down to our own: one entry means the
+     * procfs is our namespace's. Older kernels: compare {@code /proc/self} with our pid (the JDK's
+     * process API costs milliseconds to start, so only there).
+     */
+    private static boolean ownNamespace(int pidNamespaces) {
+      if (pidNamespaces > 0) {
+        return pidNamespaces == 1;
+      }
       try {
         String self = Files.readSymbolicLink(Path.of("/proc/self")).toString();
         return self.equals(Long.toString(ProcessHandle.current().pid()));

@@ -19,11 +19,15 @@ class ProcLivenessTest {
   void parsesTheStatusLinesItNeeds() {
     String status =
         "Name:\tsleep\nState:\tZ (zombie)\nTgid:\t42\nUid:\t1000\t0\t1001\t0\n"
-            + "Gid:\t1000\t1000\t1000\t1000\nThreads:\t3\nCapEff:\t0000000000000020\n";
+            + "Gid:\t1000\t1000\t1000\t1000\nNSpid:\t4242\t42\nThreads:\t3\n"
+            + "CapEff:\t0000000000000020\n";
     ProcLiveness.Status parsed = ProcLiveness.parseStatus(status).orElseThrow();
     assertThat(parsed.uids()).containsExactly(1000, 0, 1001);
     assertThat(parsed.threads()).isEqualTo(3);
     assertThat(parsed.capEff() & (1L << 5)).isNotZero(); // CAP_KILL
+    assertThat(parsed.pidNamespaces()).isEqualTo(2); // seen from the parent namespace's procfs
+    assertThat(ProcLiveness.parseStatus("Uid:\t0\t0\t0\t0\n").orElseThrow().pidNamespaces())
+        .isZero(); // a kernel without NSpid
     assertThat(ProcLiveness.parseStatus("Name:\tx\n")).isEmpty();
   }
 

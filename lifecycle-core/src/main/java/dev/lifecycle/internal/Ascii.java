@@ -1,0 +1,60 @@
+package dev.lifecycle.internal;
+
+/**
+ * ASCII character classes for the library's small grammars (record names, tokens, durations, hex
+ * sums). Written out instead of regular expressions because a JVM's first pattern costs
+ * milliseconds, and these checks run on every client's short life (docs/PERFORMANCE.md, "Fast
+ * clients"). Stateless and thread-safe.
+ */
+public final class Ascii {
+  private Ascii() {}
+
+  /**
+   * Whether {@code c} is {@code 0-9}.
+   *
+   * @param c the character
+   * @return true for an ASCII digit
+   */
+  public static boolean isDigit(char c) {
+    return c >= '0' && c <= '9';
+  }
+
+  /**
+   * Whether {@code c} is {@code 0-9}, {@code a-f} or {@code A-F}.
+   *
+   * @param c the character
+   * @return true for an ASCII hex digit of either case
+   */
+  public static boolean isHexDigit(char c) {
+    return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+  }
+
+  /**
+   * Whether {@code c} is {@code A-Z}, {@code a-z} or {@code 0-9}.
+   *
+   * @param c the character
+   * @return true for an ASCII letter or digit
+   */
+  public static boolean isLetterOrDigit(char c) {
+    return isDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+  }
+
+  /**
+   * Whether every character of {@code text} from {@code from} on is an ASCII letter, digit or one
+   * of {@code extra}.
+   *
+   * @param text the text
+   * @param from the first index to check
+   * @param extra the other characters allowed, e.g. {@code "._-"}
+   * @return true when nothing else occurs (also for an empty range)
+   */
+  public static boolean isWord(CharSequence text, int from, String extra) {
+    for (int i = from; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (!isLetterOrDigit(c) && extra.indexOf(c) < 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

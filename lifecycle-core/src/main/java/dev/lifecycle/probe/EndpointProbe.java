@@ -17,10 +17,10 @@ import java.util.Objects;
  * Connects to an endpoint and closes the connection at once, within a bound. Thread-safe (static
  * methods only).
  *
- * <p>The bound holds also against a listener whose backlog is full, which would hold a plain connect
- * for minutes (TCP) or forever (a Unix domain socket): the connect blocks and a shared watchdog
- * closes it at the bound. A Unix domain socket is tried without blocking first, since the kernel
- * then answers at once; only a full backlog takes the blocking way.
+ * <p>The bound holds also against a listener whose backlog is full, which would hold a plain
+ * connect for minutes (TCP) or forever (a Unix domain socket): the connect blocks and a shared
+ * watchdog closes it at the bound. A Unix domain socket is tried without blocking first, since the
+ * kernel then answers at once; only a full backlog takes the blocking way.
  */
 public final class EndpointProbe {
 

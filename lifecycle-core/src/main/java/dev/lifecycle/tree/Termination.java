@@ -9,7 +9,6 @@ import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.SignalResult;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -23,8 +22,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One staged termination of a tree, as an explicit state machine. Every path, including a failure
@@ -45,7 +42,6 @@ import org.slf4j.LoggerFactory;
  * pinned, every process is signalled on its own, by identity.
  */
 final class Termination {
-  private static final Logger LOG = LoggerFactory.getLogger(Termination.class);
 
   /** The states, in the order a run visits them. */
   enum State {
@@ -149,10 +145,8 @@ final class Termination {
 
   TerminationReport run() {
     long started = System.nanoTime();
-    Map<State, Long> millis = new EnumMap<>(State.class);
     State state = State.SCAN;
     while (state != State.DONE) {
-      long entered = System.nanoTime();
       State current = state;
       try {
         state = step(current);
@@ -160,9 +154,7 @@ final class Termination {
         problems.add(current + ": " + e);
         state = current.onFailure();
       }
-      millis.merge(current, (System.nanoTime() - entered) / 1_000_000, Long::sum);
     }
-    LOG.debug("termination of {}: ms per state {}", scope.anchor().pid(), millis);
     if (interrupted) {
       Thread.currentThread().interrupt();
     }

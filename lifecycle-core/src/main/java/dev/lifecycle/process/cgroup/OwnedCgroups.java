@@ -110,9 +110,10 @@ public final class OwnedCgroups {
 
   /**
    * Removes the empty cgroups of ours directly under {@code parent} whose owner is proven gone
-   * (left by a JVM that was SIGKILLed before it removed them). Populated ones are left, and logged
-   * at debug only: a tree may outlive the JVM that started it by design (a broker a client started,
-   * a worker), its processes are its own or its tether's business, and removing would fail anyway.
+   * (left by a JVM that was SIGKILLed before it removed them). Populated ones are left silently: a
+   * tree may outlive the JVM that started it by design (a broker a client started, a worker), its
+   * processes are its own or its tether's business, and removing would fail anyway; a log line for
+   * each would make every later spawning JVM start a logger (milliseconds of a short-lived one).
    *
    * @param parent the cgroup whose direct children are looked at
    * @param gone judges the owners
@@ -128,8 +129,6 @@ public final class OwnedCgroups {
         try {
           if (!child.isPopulated() && child.remove()) {
             removed++;
-          } else {
-            Log.LOG.debug("cgroup {} outlives the JVM that made it and holds processes", child);
           }
         } catch (IOException e) {
           Log.LOG.debug("cannot remove stale cgroup {}", child, e);

@@ -11,27 +11,13 @@ import org.junit.jupiter.api.Test;
 /**
  * A client's reads through {@link dev.lifecycle.process.ProcessPlatform#get()} load neither JNA nor
  * any class of this module, and drawing a tree cookie starts no {@link java.security.SecureRandom};
- * the first call that needs the platform loads both.
+ * the first call that needs the platform loads both. A tree's life that goes well starts no logger.
  */
 class LazyLoadingTest {
 
   @Test
   void clientReadsLoadNoNativeCode() throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Process jvm =
-        new ProcessBuilder(
-                List.of(
-                    java,
-                    "--enable-native-access=ALL-UNNAMED",
-                    "-Xlog:class+load=info:stdout:none",
-                    "-cp",
-                    System.getProperty("java.class.path"),
-                    ClientPathMain.class.getName()))
-            .redirectErrorStream(true)
-            .start();
-    String output = new String(jvm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(jvm.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(jvm.exitValue()).as(output).isZero();
+    String output = runLoggingClassLoads(ClientPathMain.class);
     int marker = output.indexOf("=== loading the platform");
     assertThat(marker).as(output).isPositive();
     // the main class itself is in this package; nothing else of it may load before the marker
@@ -50,5 +36,37 @@ class LazyLoadingTest {
         .contains(
             "PlatformLoader$Resolved", "com.sun.jna.Native ", "dev.lifecycle.posix.PosixPlatform ");
     assertThat(after.lines()).contains("posix-linux");
+  }
+
+  /**
+   * A tree's whole life in a short-lived JVM starts no logger when nothing goes wrong: binding
+   * slf4j scans the class path, milliseconds of such a program (docs/PERFORMANCE.md, "Fast
+   * clients").
+   */
+  @Test
+  void aTreesLifeStartsNoLogger() throws Exception {
+    String output = runLoggingClassLoads(TreeLifeMain.class);
+    assertThat(output)
+        .contains("exit 0", "complete true", "dev.lifecycle.posix.PosixPlatform ")
+        .doesNotContain("org.slf4j.LoggerFactory ");
+  }
+
+  private static String runLoggingClassLoads(Class<?> main) throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process jvm =
+        new ProcessBuilder(
+                List.of(
+                    java,
+                    "--enable-native-access=ALL-UNNAMED",
+                    "-Xlog:class+load=info:stdout:none",
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    main.getName()))
+            .redirectErrorStream(true)
+            .start();
+    String output = new String(jvm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(jvm.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(jvm.exitValue()).as(output).isZero();
+    return output;
   }
 }

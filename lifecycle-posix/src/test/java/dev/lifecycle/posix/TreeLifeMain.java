@@ -1,0 +1,17 @@
+package dev.lifecycle.posix;
+
+import dev.lifecycle.tree.ProcessTree;
+
+/**
+ * Run by {@link LazyLoadingTest} with class loading logged: a short-lived program's whole use of a
+ * tree (spawn {@code /bin/true}, wait, terminate), printing the report's verdict.
+ */
+public final class TreeLifeMain {
+  private TreeLifeMain() {}
+
+  public static void main(String[] args) throws Exception {
+    ProcessTree tree = ProcessTree.spawn(new ProcessBuilder("/bin/true"));
+    System.out.println("exit " + tree.leader().waitFor());
+    System.out.println("complete " + tree.terminate().isComplete());
+  }
+}

@@ -182,7 +182,10 @@ public final class Setting<T> {
    * @return the resolved value
    */
   public T resolve(Optional<T> explicit) {
-    return resolve(explicit, System::getProperty, System::getenv);
+    // Looked up here, not through method references: each costs a fresh JVM a lambda to link.
+    return explicit.isPresent()
+        ? explicit.get()
+        : choose(System.getProperty(property), System.getenv(variable));
   }
 
   /**
@@ -198,15 +201,17 @@ public final class Setting<T> {
       Optional<T> explicit,
       Function<String, String> properties,
       Function<String, String> environment) {
-    if (explicit.isPresent()) {
-      return explicit.get();
-    }
-    Optional<T> fromProperty = lenient(properties.apply(property), "system property " + property);
+    return explicit.isPresent()
+        ? explicit.get()
+        : choose(properties.apply(property), environment.apply(variable));
+  }
+
+  private T choose(String propertyText, String variableText) {
+    Optional<T> fromProperty = lenient(propertyText, "system property " + property);
     if (fromProperty.isPresent()) {
       return fromProperty.get();
     }
-    return lenient(environment.apply(variable), "environment variable " + variable)
-        .orElse(defaultValue);
+    return lenient(variableText, "environment variable " + variable).orElse(defaultValue);
   }
 
   /**

@@ -61,15 +61,15 @@ public record SessionRecord(
       throw new IllegalArgumentException("token must be 8-64 of [A-Za-z0-9-]: " + token);
     }
     EnumMap<ArtifactKind, Path> copy = new EnumMap<>(ArtifactKind.class);
-    artifacts.forEach(
-        (kind, path) -> {
-          Objects.requireNonNull(path, kind.key());
-          if (!path.isAbsolute() || !path.equals(path.normalize())) {
-            throw new IllegalArgumentException(
-                kind.key() + " must be absolute and normalized: " + path);
-          }
-          copy.put(kind, path);
-        });
+    for (Map.Entry<ArtifactKind, Path> artifact : artifacts.entrySet()) {
+      ArtifactKind kind = artifact.getKey();
+      Path path = Objects.requireNonNull(artifact.getValue(), kind.key());
+      if (!path.isAbsolute() || !path.equals(path.normalize())) {
+        throw new IllegalArgumentException(
+            kind.key() + " must be absolute and normalized: " + path);
+      }
+      copy.put(kind, path);
+    }
     artifacts = Collections.unmodifiableMap(copy);
   }
 

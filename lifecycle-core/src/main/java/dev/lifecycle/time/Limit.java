@@ -237,12 +237,13 @@ public final class Limit {
    */
   public static Limit fromConfig(
       String systemProperty, String environmentVariable, Limit programmaticDefault) {
-    return fromConfig(
+    // Looked up here, not through method references: each costs a fresh JVM a lambda to link.
+    return choose(
         systemProperty,
+        systemProperty == null ? null : System.getProperty(systemProperty),
         environmentVariable,
-        programmaticDefault,
-        System::getProperty,
-        System::getenv);
+        environmentVariable == null ? null : System.getenv(environmentVariable),
+        programmaticDefault);
   }
 
   /**
@@ -265,19 +266,27 @@ public final class Limit {
       Limit programmaticDefault,
       Function<String, String> systemProperties,
       Function<String, String> environment) {
+    return choose(
+        systemProperty,
+        systemProperty == null ? null : systemProperties.apply(systemProperty),
+        environmentVariable,
+        environmentVariable == null ? null : environment.apply(environmentVariable),
+        programmaticDefault);
+  }
+
+  private static Limit choose(
+      String systemProperty,
+      String propertyText,
+      String environmentVariable,
+      String environmentText,
+      Limit programmaticDefault) {
     requireNonNull(programmaticDefault, "programmaticDefault");
     Limit limit = programmaticDefault;
     if (environmentVariable != null) {
-      limit =
-          parseOr(
-              environment.apply(environmentVariable),
-              limit,
-              "environment variable " + environmentVariable);
+      limit = parseOr(environmentText, limit, "environment variable " + environmentVariable);
     }
     if (systemProperty != null) {
-      limit =
-          parseOr(
-              systemProperties.apply(systemProperty), limit, "system property " + systemProperty);
+      limit = parseOr(propertyText, limit, "system property " + systemProperty);
     }
     return limit;
   }

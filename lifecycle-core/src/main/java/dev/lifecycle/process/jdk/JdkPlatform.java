@@ -12,6 +12,7 @@ import dev.lifecycle.process.SignalResult;
 import dev.lifecycle.process.SignalSafety;
 import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
+import dev.lifecycle.process.cgroup.Cgroup;
 import dev.lifecycle.process.procfs.ProcFs;
 import dev.lifecycle.process.procfs.ProcLiveness;
 import java.io.File;
@@ -101,6 +102,7 @@ final class JdkPlatform implements ProcessPlatform {
     actual.addAll(
         options
             .cgroup()
+            .map(Cgroup::at)
             .map(c -> c.enteringCommand(command, builder.environment()))
             .orElse(command));
     ProcessBuilder copy =
@@ -115,10 +117,11 @@ final class JdkPlatform implements ProcessPlatform {
     copy.environment().put(SpawnOptions.COOKIE_VARIABLE, options.treeCookie());
     Process process = copy.start();
     if (options.cgroup().isPresent()) {
+      Cgroup cgroup = Cgroup.at(options.cgroup().get());
       // Belt and braces: the entering shell moved itself before the program ran; a leader that
       // has exited by now ran inside (or exited 125 when the shell could not enter).
       try {
-        options.cgroup().get().enterUnlessExited(process.pid());
+        cgroup.enterUnlessExited(process.pid());
       } catch (IOException e) {
         process.destroyForcibly();
         process

@@ -1,0 +1,221 @@
+package dev.lifecycle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lifecycle.process.ProcessPlatform;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.module.ModuleDescriptor;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Executable;
+import java.lang.reflect.Field;
+import java.lang.reflect.GenericArrayType;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
+import java.lang.reflect.TypeVariable;
+import java.lang.reflect.WildcardType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The API of lifecycle-core as a module user sees it, read from the compiled classes and the
+ * compiled module descriptor: every public or protected signature of an exported package names only
+ * types that user can name (the JDK's, slf4j's, or those of packages exported to everyone).
+ */
+class PublicSurfaceTest {
+
+  @Test
+  void noExportedSignatureNamesATypeAModuleUserCannotName() throws Exception {
+    Path root = classesOf(ProcessPlatform.class);
+    Set<String> api = packagesExportedToEveryone(root);
+    List<String> leaks = new ArrayList<>();
+    for (Class<?> type : apiTypes(root, api)) {
+      for (String leak : exposures(type, api)) {
+        leaks.add(type.getName() + ": " + leak);
+      }
+    }
+    assertThat(leaks).as("signatures naming a type a module user cannot name").isEmpty();
+  }
+
+  @Test
+  void anExposureIsFound() throws Exception {
+    Set<String> api = Set.of("dev.lifecycle.time");
+    // Inside a type argument's wildcard bound too; a JDK nested type and a private method are fine.
+    assertThat(exposures(Exposing.class, api))
+        .containsExactly("platforms() returns dev.lifecycle.process.ProcessPlatform");
+  }
+
+  /** One public method naming ProcessPlatform (outside the api set given), two that are fine. */
+  @SuppressWarnings("unused")
+  public static class Exposing {
+    public java.util.Optional<java.util.List<? extends ProcessPlatform>> platforms() {
+      return java.util.Optional.empty();
+    }
+
+    public Thread.State state() {
+      return Thread.State.NEW;
+    }
+
+    private ProcessPlatform hidden() {
+      return null;
+    }
+  }
+
+  static Path classesOf(Class<?> type) throws Exception {
+    return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
+  }
+
+  static ModuleDescriptor descriptor(Path root) throws IOException {
+    try (InputStream in = Files.newInputStream(root.resolve("module-info.class"))) {
+      return ModuleDescriptor.read(in);
+    }
+  }
+
+  static Set<String> packagesExportedToEveryone(Path root) throws IOException {
+    Set<String> api =
+        descriptor(root).exports().stream()
+            .filter(e -> !e.isQualified())
+            .map(ModuleDescriptor.Exports::source)
+            .collect(Collectors.toCollection(TreeSet::new));
+    assertThat(api).as("packages exported to everyone").contains("dev.lifecycle.tree");
+    return api;
+  }
+
+  /** Every public type of an exported package whose enclosing types are public too. */
+  static List<Class<?>> apiTypes(Path root, Set<String> api) throws Exception {
+    List<Class<?>> out = new ArrayList<>();
+    ClassLoader loader = PublicSurfaceTest.class.getClassLoader();
+    List<Path> files;
+    try (Stream<Path> walk = Files.walk(root)) {
+      files = walk.filter(p -> p.toString().endsWith(".class")).sorted().toList();
+    }
+    for (Path file : files) {
+      String relative = root.relativize(file).toString().replace('\\', '/');
+      if (relative.equals("module-info.class")) {
+        continue;
+      }
+      String name = relative.substring(0, relative.length() - ".class".length()).replace('/', '.');
+      Class<?> type = Class.forName(name, false, loader);
+      if (api.contains(type.getPackageName()) && isVisible(type)) {
+        out.add(type);
+      }
+    }
+    assertThat(out).as("API types under " + root).hasSizeGreaterThan(20);
+    return out;
+  }
+
+  /** Public, and so is every type it is nested in (a protected nested type counts too). */
+  private static boolean isVisible(Class<?> type) {
+    for (Class<?> t = type; t != null; t = t.getEnclosingClass()) {
+      if (t.isAnonymousClass() || t.isLocalClass()) {
+        return false;
+      }
+      int m = t.getModifiers();
+      boolean nested = t.getEnclosingClass() != null;
+      if (!Modifier.isPublic(m) && !(nested && Modifier.isProtected(m))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The types in {@code type}'s public and protected signatures that a module user cannot name. */
+  static List<String> exposures(Class<?> type, Set<String> api) {
+    List<String> out = new ArrayList<>();
+    check("extends", type.getGenericSuperclass(), api, out);
+    for (Type i : type.getGenericInterfaces()) {
+      check("implements", i, api, out);
+    }
+    checkBounds("type parameter", type.getTypeParameters(), api, out);
+    for (Field f : type.getDeclaredFields()) {
+      if (isApi(f.getModifiers()) && !f.isSynthetic()) {
+        check("field " + f.getName(), f.getGenericType(), api, out);
+      }
+    }
+    for (Constructor<?> c : type.getDeclaredConstructors()) {
+      if (isApi(c.getModifiers()) && !c.isSynthetic()) {
+        checkExecutable("constructor", c, api, out);
+      }
+    }
+    for (Method m : type.getDeclaredMethods()) {
+      if (isApi(m.getModifiers()) && !m.isSynthetic() && !m.isBridge()) {
+        checkExecutable(m.getName() + "()", m, api, out);
+        check(m.getName() + "() returns", m.getGenericReturnType(), api, out);
+      }
+    }
+    return out;
+  }
+
+  private static boolean isApi(int modifiers) {
+    return Modifier.isPublic(modifiers) || Modifier.isProtected(modifiers);
+  }
+
+  private static void checkExecutable(
+      String what, Executable e, Set<String> api, List<String> out) {
+    checkBounds(what + " type parameter", e.getTypeParameters(), api, out);
+    for (Type p : e.getGenericParameterTypes()) {
+      check(what + " parameter", p, api, out);
+    }
+    for (Type t : e.getGenericExceptionTypes()) {
+      check(what + " throws", t, api, out);
+    }
+  }
+
+  private static void checkBounds(
+      String what, TypeVariable<?>[] variables, Set<String> api, List<String> out) {
+    for (TypeVariable<?> v : variables) {
+      for (Type bound : v.getBounds()) {
+        check(what + " " + v.getName(), bound, api, out);
+      }
+    }
+  }
+
+  private static void check(String where, Type type, Set<String> api, List<String> out) {
+    if (type == null || type instanceof TypeVariable<?>) {
+      return; // a variable's bounds are checked where it is declared
+    }
+    if (type instanceof Class<?> c) {
+      while (c.isArray()) {
+        c = c.getComponentType();
+      }
+      if (!c.isPrimitive() && !isNameable(c, api)) {
+        out.add(where + " " + c.getName());
+      }
+    } else if (type instanceof ParameterizedType p) {
+      check(where, p.getOwnerType(), api, out);
+      check(where, p.getRawType(), api, out);
+      for (Type argument : p.getActualTypeArguments()) {
+        check(where, argument, api, out);
+      }
+    } else if (type instanceof WildcardType w) {
+      for (Type bound : w.getUpperBounds()) {
+        check(where, bound, api, out);
+      }
+      for (Type bound : w.getLowerBounds()) {
+        check(where, bound, api, out);
+      }
+    } else if (type instanceof GenericArrayType a) {
+      check(where, a.getGenericComponentType(), api, out);
+    } else {
+      out.add(where + " unknown kind of type " + type);
+    }
+  }
+
+  /** The JDK's public API, slf4j's, or a public type of a package exported to everyone. */
+  private static boolean isNameable(Class<?> c, Set<String> api) {
+    String pkg = c.getPackageName();
+    if (pkg.startsWith("java.") || pkg.startsWith("javax.") || pkg.startsWith("org.slf4j")) {
+      return isVisible(c);
+    }
+    return api.contains(pkg) && isVisible(c);
+  }
+}

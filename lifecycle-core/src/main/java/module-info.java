@@ -28,6 +28,8 @@ module dev.lifecycle.core {
   exports dev.lifecycle.worker;
   exports dev.lifecycle.process.procfs to
       dev.lifecycle.posix;
+  exports dev.lifecycle.process.spi to
+      dev.lifecycle.posix;
   exports dev.lifecycle.process.cgroup to
       dev.lifecycle.posix,
       dev.lifecycle.testkit;

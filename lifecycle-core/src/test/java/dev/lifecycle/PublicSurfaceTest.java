@@ -20,18 +20,169 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
  * The API of lifecycle-core as a module user sees it, read from the compiled classes and the
- * compiled module descriptor: every public or protected signature of an exported package names only
- * types that user can name (the JDK's, slf4j's, or those of packages exported to everyone).
+ * compiled module descriptor: which packages are exported to whom, the exact public top-level types
+ * of each package exported to everyone (adding one is a deliberate act that edits this test), every
+ * public or protected signature of those packages naming only types a module user can name (the
+ * JDK's, slf4j's, or those of packages exported to everyone), and a thread-safety statement in the
+ * first paragraph of every public type's javadoc.
  */
 class PublicSurfaceTest {
+  /** The API: what a user of the module reads, per package. */
+  private static final Map<String, Set<String>> API =
+      Map.of(
+          "dev.lifecycle.broker",
+          Set.of(
+              "BackendExit",
+              "BrokerClient",
+              "BrokerConnection",
+              "BrokerException",
+              "BrokerLimits",
+              "BrokerRequest",
+              "BrokerRuntime",
+              "BrokerSession",
+              "BrokerState",
+              "Connect",
+              "RequestHandler",
+              "ShutdownReason",
+              "ShutdownReport"),
+          "dev.lifecycle.probe",
+          Set.of("Endpoint", "EndpointProbe", "ProbeResult"),
+          "dev.lifecycle.process",
+          Set.of(
+              "Capabilities",
+              "Containment",
+              "ContainmentTier",
+              "Liveness",
+              "ProcessIdentity",
+              "ProcessInfo",
+              "ProcessPlatform",
+              "ProcessPlatformProvider",
+              "ProcessState",
+              "ProcessTable",
+              "Signal",
+              "SignalResult",
+              "SpawnOptions",
+              "SupervisedProcess",
+              "UnsafeSignalException"),
+          "dev.lifecycle.record",
+          Set.of(
+              "ArtifactKind", "ReadResult", "RecordStore", "SessionRecord", "UnsafeStoreException"),
+          "dev.lifecycle.tether",
+          Set.of("Tether"),
+          "dev.lifecycle.time",
+          Set.of(
+              "Guards",
+              "IdleTracker",
+              "Limit",
+              "LimitFormatException",
+              "TimerHandle",
+              "TimerScheduler"),
+          "dev.lifecycle.tree",
+          Set.of(
+              "Discovery",
+              "ProcessTree",
+              "SelfTermination",
+              "SpawnedTrees",
+              "TerminationReport",
+              "TreeMember",
+              "TreeOptions",
+              "TreePlacement",
+              "TreeView"),
+          "dev.lifecycle.worker",
+          Set.of("JobFile", "JobRecord", "Worker", "WorkerStatus"));
+
+  /** Implementation shared with lifecycle's own modules only, and with which. */
+  private static final Map<String, Set<String>> QUALIFIED =
+      Map.of(
+          "dev.lifecycle.internal",
+          Set.of("dev.lifecycle.posix", "dev.lifecycle.testkit", "dev.lifecycle.mcp"),
+          "dev.lifecycle.process.cgroup",
+          Set.of("dev.lifecycle.posix", "dev.lifecycle.testkit"),
+          "dev.lifecycle.process.procfs",
+          Set.of("dev.lifecycle.posix"),
+          "dev.lifecycle.process.spi",
+          Set.of("dev.lifecycle.posix"));
+
+  /** A sentence of the first javadoc paragraph that says how the type behaves across threads. */
+  private static final Pattern THREAD_SAFETY =
+      Pattern.compile(
+          "(?i)thread-safe|from any thread|on any thread|one caller at a time|thread-confined");
+
+  @Test
+  void theModuleExportsTheApiToEveryoneAndTheRestOnlyToLifecyclesModules() throws Exception {
+    ModuleDescriptor module = descriptor(classesOf(ProcessPlatform.class));
+    Map<String, Set<String>> qualified = new TreeMap<>();
+    Set<String> toEveryone = new TreeSet<>();
+    for (ModuleDescriptor.Exports e : module.exports()) {
+      if (e.isQualified()) {
+        qualified.put(e.source(), e.targets());
+      } else {
+        toEveryone.add(e.source());
+      }
+    }
+    assertThat(toEveryone).containsExactlyInAnyOrderElementsOf(API.keySet());
+    assertThat(qualified).isEqualTo(new TreeMap<>(QUALIFIED));
+    // process.jdk (the fallback platform) is loaded by name, never exported.
+    assertThat(packagesOf(classesOf(ProcessPlatform.class)))
+        .contains("dev.lifecycle.process.jdk")
+        .hasSize(API.size() + QUALIFIED.size() + 1);
+  }
+
+  @Test
+  void eachApiPackageHasExactlyTheseTopLevelPublicTypes() throws Exception {
+    Path root = classesOf(ProcessPlatform.class);
+    Map<String, Set<String>> found = topLevelPublicTypes(root, API.keySet());
+    assertThat(found)
+        .as("public top-level types per API package; edit API in this test to add one on purpose")
+        .isEqualTo(new TreeMap<>(API));
+  }
+
+  @Test
+  void everyPublicTypeStatesItsThreadSafetyInItsFirstJavadocParagraph() throws Exception {
+    Path root = classesOf(ProcessPlatform.class);
+    Path sources = root.resolve("../../src/main/java").normalize();
+    assertThat(sources).as("core's main sources, beside its classes").isDirectory();
+    Set<String> all = packagesOf(root);
+    List<String> silent = new ArrayList<>();
+    int checked = 0;
+    for (Map.Entry<String, Set<String>> e : topLevelPublicTypes(root, all).entrySet()) {
+      for (String name : e.getValue()) {
+        Path file = sources.resolve(e.getKey().replace('.', '/')).resolve(name + ".java");
+        String first = firstJavadocParagraph(Files.readString(file), name);
+        checked++;
+        if (!THREAD_SAFETY.matcher(first).find()) {
+          silent.add(e.getKey() + "." + name + ": " + first);
+        }
+      }
+    }
+    assertThat(checked).isGreaterThan(50);
+    assertThat(silent).as("first javadoc paragraphs without a thread-safety statement").isEmpty();
+  }
+
+  @Test
+  void aFirstParagraphIsReadUpToItsFirstParagraphBreakOrTag() {
+    String source =
+        "package p;\n\n/**\n * A thing. Immutable.\n *\n * <p>Thread-safe.\n */\n"
+            + "@Deprecated\npublic final class Thing {}\n";
+    String first = firstJavadocParagraph(source, "Thing");
+    assertThat(first).isEqualTo("A thing. Immutable.");
+    assertThat(THREAD_SAFETY.matcher(first).find()).isFalse();
+    String joined = firstJavadocParagraph(source.replace("<p>", ""), "Thing");
+    assertThat(joined).isEqualTo("A thing. Immutable. Thread-safe.");
+    assertThat(THREAD_SAFETY.matcher(joined).find()).isTrue();
+  }
 
   @Test
   void noExportedSignatureNamesATypeAModuleUserCannotName() throws Exception {
@@ -68,6 +219,62 @@ class PublicSurfaceTest {
     private ProcessPlatform hidden() {
       return null;
     }
+  }
+
+  /** The packages that hold a class. */
+  static Set<String> packagesOf(Path root) throws IOException {
+    try (Stream<Path> walk = Files.walk(root)) {
+      return walk.filter(p -> p.toString().endsWith(".class"))
+          .map(p -> root.relativize(p.getParent()).toString().replace('\\', '/').replace('/', '.'))
+          .filter(pkg -> !pkg.isEmpty())
+          .collect(Collectors.toCollection(TreeSet::new));
+    }
+  }
+
+  /** Package to the simple names of its public top-level types, for the packages given. */
+  static Map<String, Set<String>> topLevelPublicTypes(Path root, Set<String> packages)
+      throws Exception {
+    Map<String, Set<String>> out = new TreeMap<>();
+    ClassLoader loader = PublicSurfaceTest.class.getClassLoader();
+    for (String pkg : packages) {
+      Path dir = root.resolve(pkg.replace('.', '/'));
+      try (Stream<Path> list = Files.list(dir)) {
+        for (Path file : list.sorted().toList()) {
+          String name = file.getFileName().toString();
+          if (!name.endsWith(".class") || name.contains("$") || name.equals("package-info.class")) {
+            continue;
+          }
+          String simple = name.substring(0, name.length() - ".class".length());
+          Class<?> type = Class.forName(pkg + "." + simple, false, loader);
+          if (Modifier.isPublic(type.getModifiers())) {
+            out.computeIfAbsent(pkg, k -> new TreeSet<>()).add(simple);
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The text of the javadoc right before {@code public ... name}, up to its first {@code <p>},
+   * block tag or end, in one line.
+   */
+  static String firstJavadocParagraph(String source, String name) {
+    Matcher m =
+        Pattern.compile(
+                "/\\*\\*((?:(?!\\*/).)*?)\\*/\\s*(?:@\\w+(?:\\([^)]*\\))?\\s*)*public\\s+"
+                    + "(?:(?:final|abstract|sealed|non-sealed|static)\\s+)*"
+                    + "(?:class|interface|enum|record|@interface)\\s+"
+                    + Pattern.quote(name)
+                    + "\\b",
+                Pattern.DOTALL)
+            .matcher(source);
+    if (!m.find()) {
+      return "";
+    }
+    String doc = m.group(1).replaceAll("(?m)^\\s*\\* ?", "");
+    String first = doc.split("<p>|\\n\\s*@[a-z]", 2)[0];
+    return first.trim().replaceAll("\\s+", " ");
   }
 
   static Path classesOf(Class<?> type) throws Exception {

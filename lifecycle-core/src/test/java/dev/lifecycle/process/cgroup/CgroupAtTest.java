@@ -31,7 +31,9 @@ class CgroupAtTest {
     Cgroup at = Cgroup.at(hierarchy.mountPoint().resolve("a/../job-1"));
     assertThat(at.path()).isEqualTo(hierarchy.mountPoint().resolve("job-1"));
     assertThat(at.relativePath()).isEqualTo("/job-1");
-    assertThat(at.hierarchy().mountPoint()).isEqualTo(hierarchy.mountPoint());
+    // The hierarchy located last, not a new one: naming a cgroup by directory (each spawn into
+    // one does) reads no mountinfo.
+    assertThat(at.hierarchy()).isSameAs(hierarchy);
     assertThat(Cgroup.at(hierarchy.mountPoint())).isEqualTo(hierarchy.root());
   }
 

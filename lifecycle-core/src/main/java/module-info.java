@@ -5,9 +5,10 @@
  * dev.lifecycle.process} (the platform SPI and its values), {@link dev.lifecycle.tree} (process
  * trees and staged termination), {@link dev.lifecycle.record} and {@link dev.lifecycle.probe}
  * (session records and endpoint probes), {@link dev.lifecycle.broker}, {@link dev.lifecycle.worker}
- * and {@link dev.lifecycle.tether}. The {@code /proc} reader, the cgroup v2 mechanism and the
- * internal toolkit are exported only to lifecycle's own modules; the pure-JDK fallback platform is
- * not exported at all.
+ * and {@link dev.lifecycle.tether}. The {@code /proc} reader, the cgroup v2 mechanism, the signal
+ * guards of the platforms and the internal toolkit are exported only to lifecycle's own modules;
+ * the pure-JDK fallback platform is not exported at all. No public signature of an API package
+ * names a type of those packages.
  *
  * <p>The native platform comes from {@code dev.lifecycle.posix} through {@link
  * dev.lifecycle.process.ProcessPlatformProvider}; without it, {@link
@@ -27,6 +28,8 @@ module dev.lifecycle.core {
   exports dev.lifecycle.tree;
   exports dev.lifecycle.worker;
   exports dev.lifecycle.process.procfs to
+      dev.lifecycle.posix;
+  exports dev.lifecycle.process.spi to
       dev.lifecycle.posix;
   exports dev.lifecycle.process.cgroup to
       dev.lifecycle.posix,

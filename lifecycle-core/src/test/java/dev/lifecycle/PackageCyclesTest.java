@@ -50,6 +50,22 @@ class PackageCyclesTest {
   }
 
   @Test
+  void theToolkitAndTheSignalGuardsSitAtTheBottom() throws Exception {
+    Map<String, Map<String, String>> graph = dependencies(classesOf(ProcessPlatform.class));
+    // internal is used by every package and uses none; process.spi serves platforms only.
+    assertThat(graph.get("dev.lifecycle.internal")).as("internal uses").isEmpty();
+    assertThat(graph.get("dev.lifecycle.process.spi")).containsOnlyKeys("dev.lifecycle.process");
+    Map<String, String> spiUsers = new TreeMap<>();
+    graph.forEach(
+        (from, edges) -> {
+          if (edges.containsKey("dev.lifecycle.process.spi")) {
+            spiUsers.put(from, edges.get("dev.lifecycle.process.spi"));
+          }
+        });
+    assertThat(spiUsers).containsOnlyKeys("dev.lifecycle.process.jdk");
+  }
+
+  @Test
   void onlyTheBuiltInPlatformReadsProcThroughTheProcfsPackage() throws Exception {
     Map<String, Map<String, String>> graph = dependencies(classesOf(ProcessPlatform.class));
     Map<String, String> readers = new TreeMap<>();

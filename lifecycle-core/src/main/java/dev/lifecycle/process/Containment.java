@@ -4,6 +4,7 @@ import dev.lifecycle.internal.Setting;
 import dev.lifecycle.process.cgroup.Cgroup;
 import dev.lifecycle.process.cgroup.CgroupHierarchy;
 import dev.lifecycle.process.cgroup.CgroupPlacement;
+import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -222,10 +223,10 @@ public final class Containment {
   /**
    * The cgroup trees are created under (CGROUP tier only).
    *
-   * @return the parent cgroup, or empty in the SESSION tier
+   * @return the parent cgroup's directory, or empty in the SESSION tier
    */
-  public Optional<Cgroup> parent() {
-    return parent;
+  public Optional<Path> parent() {
+    return parent.map(Cgroup::path);
   }
 
   /**

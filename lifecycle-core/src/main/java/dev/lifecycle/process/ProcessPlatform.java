@@ -15,8 +15,16 @@ import java.util.Set;
  *
  * <p>Implementations: the JNA one in {@code lifecycle-posix} (exact, recommended) and a pure-JDK
  * fallback with weaker guarantees ({@link #jdk()}); {@link #capabilities()} says which hold. All
- * methods are thread-safe. Pid and group arguments pass {@link SignalSafety} before any system
- * call; probes reject invalid pids without one.
+ * methods are thread-safe. Pid and group arguments pass the signal guards (pid and group {@code <=
+ * 1}, the JVM's own group: {@link UnsafeSignalException}) before any system call; probes reject
+ * invalid pids without one.
+ *
+ * <p>For users this is the injection point: {@link #get()} gives the platform, and the builders of
+ * trees, brokers, clients, workers, tethers and self-termination take one ({@code platform(...)}),
+ * so code and tests choose which platform they run on. Implementing it is supported only for
+ * lifecycle's own platforms and for a wrapper that delegates every call to one of them (e.g. to
+ * inject faults in a test); any other implementation is unsupported, and methods may be added to
+ * this interface in any release.
  */
 public interface ProcessPlatform {
 

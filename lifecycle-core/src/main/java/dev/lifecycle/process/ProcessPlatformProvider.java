@@ -5,6 +5,11 @@ package dev.lifecycle.process;
  * ProcessPlatform}. Register it in {@code
  * META-INF/services/dev.lifecycle.process.ProcessPlatformProvider}. Implementations must be
  * thread-safe.
+ *
+ * <p>Public only because {@link java.util.ServiceLoader} needs a service type the provider's module
+ * can read; the only supported providers are lifecycle's own ({@code lifecycle-posix} and core's
+ * fallback). A user picks a platform with {@code lifecycle.platform} or passes one to a builder
+ * instead.
  */
 public interface ProcessPlatformProvider {
 

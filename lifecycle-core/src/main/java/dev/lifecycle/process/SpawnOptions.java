@@ -1,6 +1,7 @@
 package dev.lifecycle.process;
 
 import dev.lifecycle.process.cgroup.Cgroup;
+import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -16,15 +17,16 @@ import java.util.regex.Pattern;
  *     handles use it to signal the group safely after the leader exited.
  * @param treeCookie a value exported as {@link #COOKIE_VARIABLE} to the child; descendants inherit
  *     it, so escapees that left the group (setsid, double fork) can still be found
- * @param cgroup a cgroup v2 the child is moved into as the first thing after the spawn call returns
- *     (the CGROUP containment tier): before the parent does anything else, while the child is still
- *     in its own session and group. Platforms without an earlier way (none here: glibc 2.36 has no
- *     {@code posix_spawnattr_setcgroup_np}, and {@code clone3(CLONE_INTO_CGROUP)} cannot be called
- *     safely from a JVM) leave a window of microseconds between the child's exec and the move;
- *     {@code ProcessTree} closes it. A failed move ends the child and fails the spawn.
+ * @param cgroup the directory of a cgroup v2 the child is moved into as the first thing after the
+ *     spawn call returns (the CGROUP containment tier): before the parent does anything else, while
+ *     the child is still in its own session and group. Platforms without an earlier way (none here:
+ *     glibc 2.36 has no {@code posix_spawnattr_setcgroup_np}, and {@code clone3(CLONE_INTO_CGROUP)}
+ *     cannot be called safely from a JVM) leave a window of microseconds between the child's exec
+ *     and the move; {@code ProcessTree} closes it. A failed move ends the child and fails the
+ *     spawn.
  */
 public record SpawnOptions(
-    boolean newSession, boolean keepLeaderUnreaped, String treeCookie, Optional<Cgroup> cgroup) {
+    boolean newSession, boolean keepLeaderUnreaped, String treeCookie, Optional<Path> cgroup) {
 
   /** The environment variable that carries the tree cookie to every descendant. */
   public static final String COOKIE_VARIABLE = "LIFECYCLE_TREE_COOKIE";
@@ -41,15 +43,16 @@ public record SpawnOptions(
    *     handles use it to signal the group safely after the leader exited.
    * @param treeCookie a value exported as {@link #COOKIE_VARIABLE} to the child; descendants
    *     inherit it, so escapees that left the group (setsid, double fork) can still be found
-   * @param cgroup a cgroup v2 the child is moved into as the first thing after the spawn call
-   *     returns (the CGROUP containment tier): before the parent does anything else, while the
-   *     child is still in its own session and group. Platforms without an earlier way (none here:
-   *     glibc 2.36 has no {@code posix_spawnattr_setcgroup_np}, and {@code
+   * @param cgroup the directory of a cgroup v2 the child is moved into as the first thing after the
+   *     spawn call returns (the CGROUP containment tier): before the parent does anything else,
+   *     while the child is still in its own session and group. Platforms without an earlier way
+   *     (none here: glibc 2.36 has no {@code posix_spawnattr_setcgroup_np}, and {@code
    *     clone3(CLONE_INTO_CGROUP)} cannot be called safely from a JVM) leave a window of
    *     microseconds between the child's exec and the move; {@code ProcessTree} closes it. A failed
    *     move ends the child and fails the spawn.
    * @throws NullPointerException if {@code treeCookie} or {@code cgroup} is {@code null}
-   * @throws IllegalArgumentException if {@code treeCookie} is not 8-64 of [A-Za-z0-9._-]
+   * @throws IllegalArgumentException if {@code treeCookie} is not 8-64 of [A-Za-z0-9._-], or {@code
+   *     cgroup} is not a directory under the cgroup2 mount
    */
   public SpawnOptions {
     Objects.requireNonNull(treeCookie, "treeCookie");
@@ -58,6 +61,8 @@ public record SpawnOptions(
       throw new IllegalArgumentException(
           "treeCookie must be 8-64 characters of [A-Za-z0-9._-]: '" + treeCookie + "'");
     }
+    // Absolute and normalized, so the platform's lookup by directory is exact.
+    cgroup = cgroup.map(directory -> Cgroup.at(directory).path());
   }
 
   /**
@@ -128,10 +133,12 @@ public record SpawnOptions(
   /**
    * Moves the child into {@code value} right after the spawn call.
    *
-   * @param value the cgroup to move the child into
+   * @param value the directory of the cgroup to move the child into, e.g. {@code
+   *     /sys/fs/cgroup/my.slice/job-1}
    * @return new options; these are unchanged
+   * @throws IllegalArgumentException if {@code value} is not a directory under the cgroup2 mount
    */
-  public SpawnOptions withCgroup(Cgroup value) {
+  public SpawnOptions withCgroup(Path value) {
     return new SpawnOptions(
         newSession, keepLeaderUnreaped, treeCookie, Optional.of(Objects.requireNonNull(value)));
   }

@@ -7,6 +7,9 @@ package dev.lifecycle.process;
  */
 public abstract class SupervisedProcess extends Process {
 
+  /** For {@link ProcessPlatform} implementations, which alone create supervised processes. */
+  protected SupervisedProcess() {}
+
   /**
    * The identity recorded at spawn time; use it for every later probe and signal.
    *

@@ -15,7 +15,7 @@ public final class UnsafeStoreException extends IOException {
    *
    * @param message what is wrong with the directory and how to fix it
    */
-  public UnsafeStoreException(String message) {
+  UnsafeStoreException(String message) {
     super(message);
   }
 }

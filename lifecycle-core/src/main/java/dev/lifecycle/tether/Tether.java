@@ -9,7 +9,6 @@ import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
-import dev.lifecycle.process.cgroup.Cgroup;
 import dev.lifecycle.time.Limit;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.TreeOptions;
@@ -20,6 +19,7 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.lang.ProcessBuilder.Redirect;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -248,7 +248,7 @@ public final class Tether implements AutoCloseable {
     return bind(pgid, leader, cookie, Optional.empty());
   }
 
-  private Binding bind(long pgid, ProcessIdentity leader, String cookie, Optional<Cgroup> cgroup) {
+  private Binding bind(long pgid, ProcessIdentity leader, String cookie, Optional<Path> cgroup) {
     Objects.requireNonNull(leader, "leader");
     if (!COOKIE.matcher(Objects.requireNonNull(cookie, "cookie")).matches()) {
       throw new IllegalArgumentException("cookie must be 8-64 of [A-Za-z0-9._-]: " + cookie);
@@ -275,10 +275,10 @@ public final class Tether implements AutoCloseable {
 
   /** An {@code add} line; the cgroup only when its path is one the script accepts. */
   private static String addLine(
-      String pgid, String leader, String start, String cookie, Optional<Cgroup> cgroup) {
+      String pgid, String leader, String start, String cookie, Optional<Path> cgroup) {
     String line = "add " + pgid + " " + leader + " " + start + " " + cookie;
     if (cgroup.isPresent()) {
-      String path = cgroup.get().path().toString();
+      String path = cgroup.get().toString();
       if (CGROUP_PATH.matcher(path).matches()) {
         line += " " + path;
       } else {

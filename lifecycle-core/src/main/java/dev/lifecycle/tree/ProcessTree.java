@@ -13,6 +13,7 @@ import dev.lifecycle.process.cgroup.Cgroup;
 import dev.lifecycle.process.cgroup.CgroupEntryException;
 import dev.lifecycle.process.cgroup.OwnedCgroups;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -242,7 +243,7 @@ public final class ProcessTree implements AutoCloseable {
           text,
           List.of());
     }
-    Cgroup parent = containment.parent().orElseThrow();
+    Cgroup parent = Cgroup.at(containment.parent().orElseThrow());
     if (CLEANED.add(parent.path())) {
       // Left by a JVM of ours that was SIGKILLed. No boot id in a name: a cgroup ends with its
       // boot.
@@ -260,14 +261,14 @@ public final class ProcessTree implements AutoCloseable {
       return fallBack(platform, builder, options, spawn, containment, text, e, beforeStart);
     }
     try {
-      announce(beforeStart, new TreePlacement(cookie, Optional.of(own)));
+      announce(beforeStart, new TreePlacement(cookie, Optional.of(own.path())));
     } catch (IOException e) {
       removeQuietly(own);
       throw e;
     }
     SupervisedProcess child;
     try {
-      child = platform.spawn(builder, spawn.withCgroup(own));
+      child = platform.spawn(builder, spawn.withCgroup(own.path()));
     } catch (CgroupEntryException e) {
       removeQuietly(own);
       return fallBack(platform, builder, options, spawn, containment, text, e, beforeStart);
@@ -402,12 +403,13 @@ public final class ProcessTree implements AutoCloseable {
   }
 
   /**
-   * The tree's own cgroup (CGROUP tier).
+   * The directory of the tree's own cgroup (CGROUP tier), e.g. to read its {@code memory.current}
+   * or hand it to a monitor. The tree removes the directory once the cgroup is empty.
    *
-   * @return the cgroup, or empty in the SESSION tier
+   * @return the cgroup's directory, or empty in the SESSION tier
    */
-  public Optional<Cgroup> cgroup() {
-    return cgroup;
+  public Optional<Path> cgroup() {
+    return cgroup.map(Cgroup::path);
   }
 
   /**

@@ -1,6 +1,6 @@
 package dev.lifecycle.tree;
 
-import dev.lifecycle.process.cgroup.Cgroup;
+import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -11,14 +11,14 @@ import java.util.Optional;
  * thread-safe.
  *
  * @param cookie the {@link dev.lifecycle.process.SpawnOptions#COOKIE_VARIABLE} value
- * @param cgroup the tree's cgroup (CGROUP tier), else empty
+ * @param cgroup the directory of the tree's cgroup (CGROUP tier), else empty
  */
-public record TreePlacement(String cookie, Optional<Cgroup> cgroup) {
+public record TreePlacement(String cookie, Optional<Path> cgroup) {
   /**
    * Checks the components.
    *
    * @param cookie the {@link dev.lifecycle.process.SpawnOptions#COOKIE_VARIABLE} value
-   * @param cgroup the tree's cgroup (CGROUP tier), else empty
+   * @param cgroup the directory of the tree's cgroup (CGROUP tier), else empty
    * @throws NullPointerException if a component is {@code null}
    */
   public TreePlacement {

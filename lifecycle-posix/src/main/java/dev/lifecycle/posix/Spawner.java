@@ -53,11 +53,13 @@ final class Spawner {
     File directory = builder.directory();
     String program = resolve(command, builder.environment(), directory);
     List<String> argv = command;
-    if (options.cgroup().isPresent()) {
+    java.util.Optional<dev.lifecycle.process.cgroup.Cgroup> cgroup =
+        options.cgroup().map(dev.lifecycle.process.cgroup.Cgroup::at);
+    if (cgroup.isPresent()) {
       // The program must run its first instruction inside: a daemon forks within a millisecond
       // of its exec, sooner than this thread returns from posix_spawn on a loaded machine.
       requireExecutable(program, command, directory);
-      argv = options.cgroup().get().enteringCommand(command, builder.environment());
+      argv = cgroup.get().enteringCommand(command, builder.environment());
       program = resolve(argv, builder.environment(), directory);
     }
     Memory attr = new Memory(OPAQUE_SIZE);
@@ -83,8 +85,8 @@ final class Spawner {
           if (rc != 0) {
             throw failure(command, directory, LibC.describe(rc));
           }
-          if (options.cgroup().isPresent()) {
-            enterCgroup(pid[0], options, command);
+          if (cgroup.isPresent()) {
+            enterCgroup(pid[0], cgroup.get(), command);
           }
           stdio.closeChildEnds();
           return new Spawned(pid[0], stdio);
@@ -107,8 +109,9 @@ final class Spawner {
    * first, or exited 125). A live child that cannot be moved is killed and reaped: the caller asked
    * for containment.
    */
-  private void enterCgroup(int pid, SpawnOptions options, List<String> command) throws IOException {
-    dev.lifecycle.process.cgroup.Cgroup cgroup = options.cgroup().get();
+  private void enterCgroup(
+      int pid, dev.lifecycle.process.cgroup.Cgroup cgroup, List<String> command)
+      throws IOException {
     // The shell may have moved itself already: a write would take the kernel's global
     // cgroup_threadgroup_rwsem for writing (it waits for every fork in flight) for nothing.
     java.util.Optional<dev.lifecycle.process.cgroup.Cgroup> now = cgroup.hierarchy().of(pid);

@@ -20,6 +20,6 @@ public final class Cgroups {
       }
       assumeTrue(false, "no writable cgroup: " + containment.reason());
     }
-    return containment.parent().orElseThrow();
+    return Cgroup.at(containment.parent().orElseThrow());
   }
 }

@@ -46,14 +46,14 @@ public final class DelegatedTreeMain {
     TerminationReport report = tree.terminate();
     // The emptied cgroup is removed when its populated-0 notification arrives: poll, bounded.
     long removal = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-    while (tree.cgroup().orElseThrow().exists() && System.nanoTime() < removal) {
+    while (java.nio.file.Files.exists(tree.cgroup().orElseThrow()) && System.nanoTime() < removal) {
       Thread.sleep(10);
     }
     System.out.println(
         "REPORT complete="
             + report.isComplete()
             + " removed="
-            + !tree.cgroup().orElseThrow().exists()
+            + !java.nio.file.Files.exists(tree.cgroup().orElseThrow())
             + " "
             + report);
     System.out.flush();

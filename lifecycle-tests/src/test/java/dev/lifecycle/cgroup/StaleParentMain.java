@@ -1,7 +1,6 @@
 package dev.lifecycle.cgroup;
 
 import dev.lifecycle.process.Containment;
-import dev.lifecycle.process.cgroup.Cgroup;
 import dev.lifecycle.tree.ProcessTree;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,11 +15,11 @@ public final class StaleParentMain {
 
   public static void main(String[] args) throws Exception {
     System.setProperty(Containment.PARENT_PROPERTY, args[0]);
-    System.out.println("FIRST " + Containment.current().parent().map(Cgroup::path).orElseThrow());
+    System.out.println("FIRST " + Containment.current().parent().orElseThrow());
     run();
     Files.delete(Path.of(args[0])); // rmdir, as a cgroup the JVM was in at first use can be removed
     System.setProperty(Containment.PARENT_PROPERTY, args[1]);
-    System.out.println("SECOND " + Containment.current().parent().map(Cgroup::path).orElseThrow());
+    System.out.println("SECOND " + Containment.current().parent().orElseThrow());
     run();
   }
 

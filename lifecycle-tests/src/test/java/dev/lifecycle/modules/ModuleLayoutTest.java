@@ -39,6 +39,7 @@ class ModuleLayoutTest {
             "dev.lifecycle.process",
             "dev.lifecycle.process.cgroup",
             "dev.lifecycle.process.procfs",
+            "dev.lifecycle.process.spi",
             "dev.lifecycle.record",
             "dev.lifecycle.tether",
             "dev.lifecycle.time",
@@ -46,6 +47,8 @@ class ModuleLayoutTest {
             "dev.lifecycle.worker");
     // Only the native platform reads /proc besides core's own platforms: the SPI is closed.
     assertThat(exported(core).get("dev.lifecycle.process.procfs"))
+        .containsExactly("dev.lifecycle.posix");
+    assertThat(exported(core).get("dev.lifecycle.process.spi"))
         .containsExactly("dev.lifecycle.posix");
     assertThat(exported(core).get("dev.lifecycle.process.cgroup"))
         .containsExactlyInAnyOrder("dev.lifecycle.posix", "dev.lifecycle.testkit");

@@ -8,6 +8,7 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.lang.ProcessBuilder.Redirect;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,7 +58,7 @@ public final class TetheredSupervisorMain {
         "CGROUPS "
             + trees.stream()
                 .flatMap(t -> t.cgroup().stream())
-                .map(c -> c.path().toString())
+                .map(Path::toString)
                 .collect(Collectors.joining(" ")));
     System.out.flush();
     BufferedReader in =

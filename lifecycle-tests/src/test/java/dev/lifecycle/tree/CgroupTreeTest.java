@@ -80,7 +80,7 @@ class CgroupTreeTest {
     for (TreeMember m : seen.all()) {
       assertThat(Await.isGone(m.identity())).as("%s gone", m).isTrue();
     }
-    Cgroup cgroup = tree.cgroup().orElseThrow();
+    Cgroup cgroup = Cgroup.at(tree.cgroup().orElseThrow());
     Await.until(BOUND, "cgroup removed", cgroup::exists, exists -> !exists);
   }
 
@@ -268,7 +268,7 @@ class CgroupTreeTest {
     assertThat(report.endedBy()).isEqualTo(Stage.KILL); // the escapee ignores TERM
     assertThat(report.escapees()).hasSize(1);
     assertThat(Await.isGone(report.escapees().get(0).identity())).isTrue();
-    assertThat(tree.cgroup().orElseThrow().exists()).isFalse();
+    assertThat(Files.exists(tree.cgroup().orElseThrow())).isFalse();
   }
 
   @ParameterizedTest(name = "{0}")
@@ -283,7 +283,7 @@ class CgroupTreeTest {
     treeExit.get(10, TimeUnit.SECONDS);
 
     assertThat(orphans).allMatch(m -> Await.isGone(m.identity()));
-    Await.until(BOUND, "cgroup removed", tree.cgroup().orElseThrow()::exists, e -> !e);
+    Await.until(BOUND, "cgroup removed", () -> Files.exists(tree.cgroup().orElseThrow()), e -> !e);
     assertThat(tree.terminate(GRACE).endedBy()).isEqualTo(Stage.ALREADY_GONE);
   }
 
@@ -300,7 +300,7 @@ class CgroupTreeTest {
     assertThat(report.terminated()).hasSize(200);
     assertThat(report.killed()).hasSize(200);
     assertThat(report.elapsed()).isLessThan(GRACE.plus(BOUND));
-    assertThat(tree.cgroup().orElseThrow().exists()).isFalse();
+    assertThat(Files.exists(tree.cgroup().orElseThrow())).isFalse();
   }
 
   @Test
@@ -318,7 +318,7 @@ class CgroupTreeTest {
     System.out.println(report);
     assertThat(report.isComplete()).isTrue();
     assertThat(report.killed()).hasSizeGreaterThanOrEqualTo(501);
-    assertThat(tree.cgroup().orElseThrow().exists()).isFalse();
+    assertThat(Files.exists(tree.cgroup().orElseThrow())).isFalse();
   }
 
   @ParameterizedTest(name = "{0}")

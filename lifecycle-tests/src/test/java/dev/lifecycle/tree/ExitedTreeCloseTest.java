@@ -54,7 +54,7 @@ class ExitedTreeCloseTest {
                 new ProcessBuilder("/bin/true"),
                 TreeOptions.defaults().withContainment(Containment.Mode.REQUIRE_CGROUP)));
     assertThat(tree.tier()).isEqualTo(ContainmentTier.CGROUP);
-    Cgroup cgroup = tree.cgroup().orElseThrow();
+    Cgroup cgroup = Cgroup.at(tree.cgroup().orElseThrow());
     assertThat(tree.leader().waitFor(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
     platform.reads.set(0);
 

@@ -41,6 +41,25 @@ public final class Cgroup {
   }
 
   /**
+   * The cgroup at {@code directory}, which may or may not exist. Reads no file when the hierarchy
+   * holding it was located before (a tree's spawn names its cgroup by directory).
+   *
+   * @param directory a directory under the cgroup2 mount, e.g. {@link #path()} of a cgroup
+   * @return the cgroup there
+   * @throws IllegalArgumentException if no cgroup2 mount holds {@code directory}
+   */
+  public static Cgroup at(Path directory) {
+    Path dir = directory.toAbsolutePath().normalize();
+    CgroupHierarchy hierarchy =
+        CgroupHierarchy.holding(dir)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "not a directory of the cgroup2 hierarchy: " + directory));
+    return new Cgroup(hierarchy, dir);
+  }
+
+  /**
    * The cgroup v2 hierarchy this cgroup belongs to.
    *
    * @return the hierarchy, with its mount point

@@ -29,11 +29,34 @@ public final class CgroupHierarchy {
    * @return the first cgroup2 mount in {@code /proc/self/mountinfo}
    */
   public static Optional<CgroupHierarchy> locate() {
+    Optional<CgroupHierarchy> found;
     try {
-      return parse(Files.readAllLines(MOUNTINFO));
+      found = parse(Files.readAllLines(MOUNTINFO));
     } catch (IOException | RuntimeException e) {
-      return Optional.empty();
+      found = Optional.empty();
     }
+    found.ifPresent(h -> lastLocated = h);
+    return found;
+  }
+
+  /**
+   * The last hierarchy {@link #locate()} found, so a cgroup named by its directory costs no read.
+   */
+  private static volatile CgroupHierarchy lastLocated;
+
+  /**
+   * The hierarchy whose mount holds {@code directory}: the one last located when it does (no
+   * mountinfo read: a spawn into a cgroup resolves its directory this way), else located again.
+   *
+   * @param directory an absolute, normalized directory
+   * @return the hierarchy, or empty when no cgroup2 mount holds {@code directory}
+   */
+  static Optional<CgroupHierarchy> holding(Path directory) {
+    CgroupHierarchy known = lastLocated;
+    if (known != null && directory.startsWith(known.mountPoint)) {
+      return Optional.of(known);
+    }
+    return locate().filter(h -> directory.startsWith(h.mountPoint));
   }
 
   /** The first cgroup2 mount of a mountinfo text (fields: see proc(5)). */

@@ -9,11 +9,12 @@ import dev.lifecycle.process.ProcessState;
 import dev.lifecycle.process.ProcessTable;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.SignalResult;
-import dev.lifecycle.process.SignalSafety;
 import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
+import dev.lifecycle.process.cgroup.Cgroup;
 import dev.lifecycle.process.procfs.ProcFs;
 import dev.lifecycle.process.procfs.ProcLiveness;
+import dev.lifecycle.process.spi.SignalSafety;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -121,6 +122,7 @@ final class JdkPlatform implements ProcessPlatform {
     actual.addAll(
         options
             .cgroup()
+            .map(Cgroup::at)
             .map(c -> c.enteringCommand(command, builder.environment()))
             .orElse(command));
     ProcessBuilder copy =
@@ -135,10 +137,11 @@ final class JdkPlatform implements ProcessPlatform {
     copy.environment().put(SpawnOptions.COOKIE_VARIABLE, options.treeCookie());
     Process process = copy.start();
     if (options.cgroup().isPresent()) {
+      Cgroup cgroup = Cgroup.at(options.cgroup().get());
       // Belt and braces: the entering shell moved itself before the program ran; a leader that
       // has exited by now ran inside (or exited 125 when the shell could not enter).
       try {
-        options.cgroup().get().enterUnlessExited(process.pid());
+        cgroup.enterUnlessExited(process.pid());
       } catch (IOException e) {
         process.destroyForcibly();
         process

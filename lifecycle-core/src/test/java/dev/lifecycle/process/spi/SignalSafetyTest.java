@@ -1,8 +1,9 @@
-package dev.lifecycle.process;
+package dev.lifecycle.process.spi;
 
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lifecycle.process.UnsafeSignalException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

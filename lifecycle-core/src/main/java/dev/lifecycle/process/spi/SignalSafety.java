@@ -1,9 +1,12 @@
-package dev.lifecycle.process;
+package dev.lifecycle.process.spi;
+
+import dev.lifecycle.process.UnsafeSignalException;
 
 /**
- * The checks every signal passes before a system call. A platform that skips them could signal
- * init, every process of the user (pid -1), or the JVM's own group. Thread-safe (static methods
- * only).
+ * The checks every signal passes before a system call, for {@link
+ * dev.lifecycle.process.ProcessPlatform} implementations (lifecycle's own: the pure-JDK fallback
+ * and lifecycle-posix). A platform that skips them could signal init, every process of the user
+ * (pid -1), or the JVM's own group. Thread-safe (static methods only).
  */
 public final class SignalSafety {
   private SignalSafety() {}

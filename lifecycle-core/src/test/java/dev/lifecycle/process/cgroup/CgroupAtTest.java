@@ -1,0 +1,60 @@
+package dev.lifecycle.process.cgroup;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.lifecycle.process.SpawnOptions;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** A cgroup named by its directory, as the public API hands it out (trees, spawn options). */
+class CgroupAtTest {
+  private CgroupHierarchy hierarchy;
+
+  @BeforeEach
+  void locate() {
+    var found = CgroupHierarchy.locate();
+    if (found.isEmpty()) {
+      if ("true".equals(System.getenv("CI"))) {
+        fail("no cgroup2 mount in /proc/self/mountinfo under CI=true");
+      }
+      assumeTrue(false, "no cgroup2 mount");
+    }
+    hierarchy = found.get();
+  }
+
+  @Test
+  void aDirectoryUnderTheMountIsACgroupOfThatHierarchy() {
+    Cgroup at = Cgroup.at(hierarchy.mountPoint().resolve("a/../job-1"));
+    assertThat(at.path()).isEqualTo(hierarchy.mountPoint().resolve("job-1"));
+    assertThat(at.relativePath()).isEqualTo("/job-1");
+    // The hierarchy located last, not a new one: naming a cgroup by directory (each spawn into
+    // one does) reads no mountinfo.
+    assertThat(at.hierarchy()).isSameAs(hierarchy);
+    assertThat(Cgroup.at(hierarchy.mountPoint())).isEqualTo(hierarchy.root());
+  }
+
+  @Test
+  void aDirectoryOutsideTheMountIsRejectedByName() {
+    Path outside = Path.of("/tmp/not-a-cgroup");
+    assertThatThrownBy(() -> Cgroup.at(outside))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("/tmp/not-a-cgroup");
+    assertThatThrownBy(() -> Cgroup.at(hierarchy.mountPoint().resolve("..")))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void spawnOptionsTakeTheDirectoryNormalizedAndRejectOneOutside() {
+    Path job = hierarchy.mountPoint().resolve("job-1");
+    SpawnOptions options = SpawnOptions.defaults().withCgroup(job.resolve("x/.."));
+    assertThat(options.cgroup()).contains(job);
+    assertThat(options.withTreeCookie("cookie-1234").cgroup()).contains(job);
+    assertThatThrownBy(() -> SpawnOptions.defaults().withCgroup(Path.of("/tmp/not-a-cgroup")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("/tmp/not-a-cgroup");
+  }
+}

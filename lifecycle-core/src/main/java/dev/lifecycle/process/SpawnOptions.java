@@ -1,10 +1,10 @@
 package dev.lifecycle.process;
 
+import dev.lifecycle.internal.Ascii;
 import dev.lifecycle.process.cgroup.Cgroup;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * What {@link ProcessPlatform#spawn} needs beyond a {@link ProcessBuilder} (which already carries
@@ -31,8 +31,6 @@ public record SpawnOptions(
   /** The environment variable that carries the tree cookie to every descendant. */
   public static final String COOKIE_VARIABLE = "LIFECYCLE_TREE_COOKIE";
 
-  private static final Pattern COOKIE = Pattern.compile("[A-Za-z0-9._-]{8,64}");
-
   /**
    * Checks the cookie.
    *
@@ -57,7 +55,9 @@ public record SpawnOptions(
   public SpawnOptions {
     Objects.requireNonNull(treeCookie, "treeCookie");
     Objects.requireNonNull(cgroup, "cgroup");
-    if (!COOKIE.matcher(treeCookie).matches()) {
+    if (treeCookie.length() < 8
+        || treeCookie.length() > 64
+        || !Ascii.isWord(treeCookie, 0, "._-")) {
       throw new IllegalArgumentException(
           "treeCookie must be 8-64 characters of [A-Za-z0-9._-]: '" + treeCookie + "'");
     }

@@ -2,6 +2,7 @@ package dev.lifecycle.process.cgroup;
 
 import static java.nio.charset.StandardCharsets.US_ASCII;
 
+import dev.lifecycle.internal.Ascii;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
@@ -19,7 +20,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.regex.Pattern;
 
 /**
  * One cgroup v2 directory, by path: create children, move processes in, read members, kill, freeze,
@@ -30,7 +30,6 @@ import java.util.regex.Pattern;
  * {@code "/sys/fs/cgroup/x/cgroup.procs: EACCES (Permission denied)"}.
  */
 public final class Cgroup {
-  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,200}");
 
   private final CgroupHierarchy hierarchy;
   private final Path path;
@@ -122,7 +121,7 @@ public final class Cgroup {
    * @throws IllegalArgumentException if {@code name} is not a valid cgroup name
    */
   public Cgroup child(String name) {
-    if (!NAME.matcher(name).matches()) {
+    if (name.isEmpty() || name.length() > 200 || !Ascii.isWord(name, 0, "._-")) {
       throw new IllegalArgumentException("not a cgroup name: '" + name + "'");
     }
     return new Cgroup(hierarchy, path.resolve(name));

@@ -121,7 +121,11 @@ public final class Cgroup {
    * @throws IllegalArgumentException if {@code name} is not a valid cgroup name
    */
   public Cgroup child(String name) {
-    if (name.isEmpty() || name.length() > 200 || !Ascii.isWord(name, 0, "._-")) {
+    if (name.isEmpty()
+        || name.length() > 200
+        || !Ascii.isWord(name, 0, "._-")
+        || name.equals(".")
+        || name.equals("..")) {
       throw new IllegalArgumentException("not a cgroup name: '" + name + "'");
     }
     return new Cgroup(hierarchy, path.resolve(name));

@@ -57,4 +57,30 @@ class CgroupAtTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("/tmp/not-a-cgroup");
   }
+
+  @Test
+  void childNamesAreOnePathElementOfTheNameAlphabet() {
+    Cgroup root = hierarchy.root();
+    assertThat(root.child("lifecycle-1.a_b").path())
+        .isEqualTo(hierarchy.mountPoint().resolve("lifecycle-1.a_b"));
+    assertThat(root.child("x".repeat(200)).name()).hasSize(200);
+    for (String bad : new String[] {"", ".", "..", "a/b", "a b", "é", "x".repeat(201)}) {
+      assertThatThrownBy(() -> root.child(bad))
+          .as(bad)
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  @Test
+  void treeCookiesAreEightToSixtyFourOfTheCookieAlphabet() {
+    assertThat(SpawnOptions.defaults().withTreeCookie("abcd-123").treeCookie())
+        .isEqualTo("abcd-123");
+    assertThat(SpawnOptions.defaults().withTreeCookie("x".repeat(64)).treeCookie()).hasSize(64);
+    for (String bad :
+        new String[] {"abc-123", "x".repeat(65), "abcd 1234", "abcdéfgh", "abcd=1234"}) {
+      assertThatThrownBy(() -> SpawnOptions.defaults().withTreeCookie(bad))
+          .as(bad)
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+  }
 }

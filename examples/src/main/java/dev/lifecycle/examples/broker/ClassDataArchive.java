@@ -17,8 +17,10 @@ import java.util.UUID;
  * launcher names ({@code -Dexample.cds.dir}): the archive when it exists, otherwise a training run
  * that writes one at exit ({@code -XX:ArchiveClassesAtExit}, JDK 13+) under a private name. A
  * private file untouched for {@link #SETTLED} is complete (the JVM writes it in well under a second
- * at exit) and is renamed into place by the next spawn; an unusable archive only costs its benefit
- * ({@code -Xshare:auto}: the JVM runs without it).
+ * at exit) and is renamed into place by the next spawn; the other settled ones (brokers that
+ * trained at the same time) are deleted once an archive is in use, so no 10 MB file is left per
+ * cold start. An unusable archive only costs its benefit ({@code -Xshare:auto}: the JVM runs
+ * without it).
  */
 final class ClassDataArchive {
   static final String DIRECTORY_PROPERTY = "example.cds.dir";
@@ -40,6 +42,7 @@ final class ClassDataArchive {
       promoteSettled(dir, archive);
     }
     if (Files.isRegularFile(archive) && !isStale(archive)) {
+      deleteSettled(dir, archive);
       return List.of("-XX:SharedArchiveFile=" + archive, "-Xlog:cds=off", "-Xlog:cds+dynamic=off");
     }
     try {
@@ -79,6 +82,21 @@ final class ClassDataArchive {
       return false;
     } catch (IOException | RuntimeException e) {
       return false;
+    }
+  }
+
+  /** Leftover training runs of an archive in use; one still being written is not settled yet. */
+  private static void deleteSettled(Path dir, Path archive) {
+    Instant settled = Instant.now().minus(SETTLED);
+    try (DirectoryStream<Path> partials =
+        Files.newDirectoryStream(dir, archive.getFileName() + ".*.tmp")) {
+      for (Path partial : partials) {
+        if (Files.getLastModifiedTime(partial).toInstant().isBefore(settled)) {
+          Files.deleteIfExists(partial);
+        }
+      }
+    } catch (IOException e) {
+      // another spawn deleted them first, or they cannot be: they only cost disk space
     }
   }
 

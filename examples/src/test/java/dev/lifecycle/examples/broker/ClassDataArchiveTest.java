@@ -68,4 +68,25 @@ class ClassDataArchiveTest {
       assertThat(files.filter(f -> f.toString().endsWith(".jsa"))).isEmpty();
     }
   }
+
+  @Test
+  void settledLeftoversOfAnArchiveInUseAreDeletedAndFreshOnesKept() throws Exception {
+    System.setProperty(ClassDataArchive.DIRECTORY_PROPERTY, dir.toString());
+    Path first = Path.of(value(ClassDataArchive.options("broker"), "-XX:ArchiveClassesAtExit"));
+    Path second = Path.of(value(ClassDataArchive.options("broker"), "-XX:ArchiveClassesAtExit"));
+    FileTime old = FileTime.from(Instant.now().minus(ClassDataArchive.SETTLED).minusSeconds(1));
+    for (Path partial : List.of(first, second)) { // two brokers trained at the same time
+      Files.write(partial, new byte[] {1});
+      Files.setLastModifiedTime(partial, old);
+    }
+    Path archive = Path.of(value(ClassDataArchive.options("broker"), "-XX:SharedArchiveFile"));
+    Path writing = Path.of(archive + ".still-being-written.tmp");
+    Files.write(writing, new byte[] {1});
+
+    assertThat(value(ClassDataArchive.options("broker"), "-XX:SharedArchiveFile"))
+        .isEqualTo(archive.toString());
+    try (Stream<Path> files = Files.list(dir)) {
+      assertThat(files).containsExactlyInAnyOrder(archive, writing);
+    }
+  }
 }

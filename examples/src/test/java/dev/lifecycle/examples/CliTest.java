@@ -126,6 +126,7 @@ class CliTest {
           .doesNotContain("java.util.regex.Pattern ")
           .doesNotContain("java.util.Formatter ")
           .doesNotContain("java.time.format.DateTimeFormatter ")
+          .doesNotContain("java.time.format.DateTimeFormatterBuilder ")
           .doesNotContain("java.lang.ProcessHandleImpl ")
           .doesNotContain("java.util.concurrent.ScheduledThreadPoolExecutor ");
       ws.shutdownAll();

@@ -13,9 +13,7 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.DateTimeException;
 import java.time.Instant;
-import java.time.LocalDate;
 import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.Map;
@@ -207,7 +205,9 @@ final class RecordFormat {
       int nanos = length == 20 ? 0 : digits(text, 20, length - 1) * NANOS_PER_DIGITS[fraction];
       if (year >= 0
           && month >= 1
+          && month <= 12
           && day >= 1
+          && day <= daysInMonth(year, month)
           && hour >= 0
           && hour <= 23
           && minute >= 0
@@ -215,15 +215,34 @@ final class RecordFormat {
           && second >= 0
           && second <= 59
           && nanos >= 0) {
-        try {
-          long days = LocalDate.of(year, month, day).toEpochDay(); // checks month and day
-          return Instant.ofEpochSecond(days * 86_400 + hour * 3_600 + minute * 60 + second, nanos);
-        } catch (DateTimeException notADate) {
-          // Instant.parse says why.
-        }
+        return Instant.ofEpochSecond(
+            epochDay(year, month, day) * 86_400 + hour * 3_600 + minute * 60 + second, nanos);
       }
     }
     return Instant.parse(text);
+  }
+
+  private static int daysInMonth(int year, int month) {
+    if (month == 2) {
+      boolean leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+      return leap ? 29 : 28;
+    }
+    return month == 4 || month == 6 || month == 9 || month == 11 ? 30 : 31;
+  }
+
+  /**
+   * Days since 1970-01-01 of a proleptic Gregorian date, counted in 400-year eras of years that
+   * start in March (so the leap day ends a year). By hand: {@code LocalDate} reaches {@code Year},
+   * whose initializer builds a formatter on JDK 25.
+   */
+  static long epochDay(int year, int month, int day) {
+    int marchYear = month <= 2 ? year - 1 : year;
+    int era = Math.floorDiv(marchYear, 400);
+    int yearOfEra = marchYear - era * 400; // 0-399
+    int monthFromMarch = (month + 9) % 12; // March 0 ... February 11
+    int dayOfYear = (153 * monthFromMarch + 2) / 5 + day - 1; // 0-365
+    int dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear;
+    return era * 146_097L + dayOfEra - 719_468; // 1970-01-01 is day 719,468 of era 0
   }
 
   /** What one unit of a fraction with that many digits is in nanoseconds. */

@@ -87,32 +87,42 @@ final class ClassDataArchive {
 
   /** Leftover training runs of an archive in use; one still being written is not settled yet. */
   private static void deleteSettled(Path dir, Path archive) {
-    Instant settled = Instant.now().minus(SETTLED);
-    try (DirectoryStream<Path> partials =
-        Files.newDirectoryStream(dir, archive.getFileName() + ".*.tmp")) {
-      for (Path partial : partials) {
-        if (Files.getLastModifiedTime(partial).toInstant().isBefore(settled)) {
-          Files.deleteIfExists(partial);
-        }
+    for (Path partial : settledPartials(dir, archive)) {
+      try {
+        Files.deleteIfExists(partial);
+      } catch (IOException e) {
+        // it only costs disk space
       }
-    } catch (IOException e) {
-      // another spawn deleted them first, or they cannot be: they only cost disk space
     }
   }
 
   private static void promoteSettled(Path dir, Path archive) {
-    Instant settled = Instant.now().minus(SETTLED);
-    try (DirectoryStream<Path> partials =
-        Files.newDirectoryStream(dir, archive.getFileName() + ".*.tmp")) {
-      for (Path partial : partials) {
-        if (Files.size(partial) > 0
-            && Files.getLastModifiedTime(partial).toInstant().isBefore(settled)) {
+    for (Path partial : settledPartials(dir, archive)) {
+      try {
+        if (Files.size(partial) > 0) {
           Files.move(partial, archive, StandardCopyOption.ATOMIC_MOVE);
           return;
         }
+      } catch (IOException e) {
+        // another spawn promoted or deleted it first: the next one, or train again
+      }
+    }
+  }
+
+  /** The training runs of {@code archive} untouched for {@link #SETTLED}: complete or dead. */
+  private static List<Path> settledPartials(Path dir, Path archive) {
+    Instant settled = Instant.now().minus(SETTLED);
+    List<Path> found = new ArrayList<>();
+    try (DirectoryStream<Path> partials =
+        Files.newDirectoryStream(dir, archive.getFileName() + ".*.tmp")) {
+      for (Path partial : partials) {
+        if (Files.getLastModifiedTime(partial).toInstant().isBefore(settled)) {
+          found.add(partial);
+        }
       }
     } catch (IOException e) {
-      // no directory yet, or another spawn promoted it first: train again or use theirs
+      // no directory yet, or a partial went while listing: what was found is enough
     }
+    return found;
   }
 }

@@ -1,0 +1,90 @@
+package dev.lifecycle.examples;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lifecycle.testing.Await;
+import java.io.File;
+import java.lang.ProcessBuilder.Redirect;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The packaged launcher ({@code target/lifecycle-example}) as a user runs it: the first call trains
+ * a class-data archive for this JDK, later calls run with it, and stdout carries only the CLI's
+ * output. Runs after {@code package} (the surefire execution {@code launcher} in this module's
+ * pom), when the jar and the launcher exist.
+ */
+class LauncherIT {
+  private static final String ECHO = "{\"op\":\"call\",\"tool\":\"echo\",\"args\":\"echo-ok\"}";
+  private static final Path LAUNCHER = Path.of("target", "lifecycle-example").toAbsolutePath();
+
+  @Test
+  void trainsAnArchiveOnFirstUseThenRunsWithIt() throws Exception {
+    assertThat(LAUNCHER).isExecutable();
+    Path cds = Files.createTempDirectory("launcher-cds-");
+    try (Workspace ws = new Workspace()) {
+      Run first = launch(ws, cds, "");
+      assertThat(first.exit).as(first.stderr).isZero();
+      assertThat(first.stdout).isEqualTo("\"echo-ok\"\n");
+      // JDK 17-24 write the archive at the first run's exit; JDK 25 assembles its AOT cache in the
+      // background after it.
+      Path archive =
+          Await.until(
+              Duration.ofSeconds(60),
+              "the CLI's archive in " + cds,
+              () -> archiveIn(cds),
+              a -> a != null);
+      Path log = cds.resolve("classes.log");
+      Run second = launch(ws, cds, "-Xlog:class+load=info:file=" + log);
+      assertThat(second.exit).as(second.stderr).isZero();
+      assertThat(second.stdout).isEqualTo("\"echo-ok\"\n");
+      assertThat(Files.readString(log))
+          .as("the CLI's own classes come from %s", archive)
+          .contains("dev.lifecycle.examples.cli.Cli source: shared objects file");
+      ws.shutdownAll();
+      assertThat(ws.marked()).isEmpty(); // the broker, its backend and any archive builder
+    } finally {
+      try (var files = Files.walk(cds)) {
+        files.sorted(java.util.Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+      }
+    }
+  }
+
+  private static Path archiveIn(Path cds) {
+    try (var files = Files.list(cds)) {
+      return files
+          .filter(f -> f.getFileName().toString().matches("cli-.*\\.(jsa|aot)"))
+          .findFirst()
+          .orElse(null);
+    } catch (java.io.IOException e) {
+      return null;
+    }
+  }
+
+  private record Run(int exit, String stdout, String stderr) {}
+
+  /** One launcher run on this test's JDK, marked as the workspace's, bounded to 60 s. */
+  private static Run launch(Workspace ws, Path cds, String javaOptions) throws Exception {
+    ProcessBuilder b =
+        new ProcessBuilder(List.of(LAUNCHER.toString(), ws.dir.toString(), ECHO))
+            .redirectInput(Redirect.from(new File("/dev/null")));
+    b.environment().put("JAVA_HOME", System.getProperty("java.home"));
+    b.environment().put("LIFECYCLE_EXAMPLE_CDS_DIR", cds.toString());
+    b.environment().put("LIFECYCLE_EXAMPLE_JAVA_OPTS", javaOptions);
+    b.environment().put(Workspace.MARK, ws.mark);
+    Process p = b.start();
+    try {
+      String out = new String(p.getInputStream().readAllBytes(), UTF_8);
+      String err = new String(p.getErrorStream().readAllBytes(), UTF_8);
+      assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("launcher exits within 60 s").isTrue();
+      return new Run(p.exitValue(), out, err);
+    } finally {
+      p.destroyForcibly();
+    }
+  }
+}

@@ -3,6 +3,14 @@ package dev.lifecycle.examples;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lifecycle.examples.cli.Cli;
+import dev.lifecycle.process.Containment;
+import dev.lifecycle.process.ContainmentTier;
+import dev.lifecycle.process.Liveness;
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.cgroup.Cgroup;
+import dev.lifecycle.process.cgroup.CgroupHierarchy;
+import dev.lifecycle.process.cgroup.OwnedCgroups;
 import dev.lifecycle.testing.Await;
 import java.io.File;
 import java.lang.ProcessBuilder.Redirect;
@@ -10,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -46,13 +55,38 @@ class LauncherIT {
       assertThat(Files.readString(log))
           .as("the CLI's own classes come from %s", archive)
           .contains("dev.lifecycle.examples.cli.Cli source: shared objects file");
+      long broker = ws.store().read(Cli.BROKER_NAME).record().orElseThrow().owner().pid();
+      Optional<Path> brokerCgroup =
+          CgroupHierarchy.locate().flatMap(h -> h.of(broker)).map(Cgroup::path);
       ws.shutdownAll();
       assertThat(ws.marked()).isEmpty(); // the broker, its backend and any archive builder
+      removeEmptyCgroupsOfGoneOwners();
+      if (Containment.current().tier() == ContainmentTier.CGROUP) {
+        assertThat(brokerCgroup).as("the broker ran in its tree's cgroup").isPresent();
+        assertThat(brokerCgroup.get()).doesNotExist();
+      }
     } finally {
       try (var files = Files.walk(cds)) {
         files.sorted(java.util.Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
       }
     }
+  }
+
+  /**
+   * The broker's cgroup was made by the first CLI, which exited long before the broker: like the
+   * cgroup of any tree that outlives its creator, it is removed (once empty) by the next lifecycle
+   * JVM's first tree under the same parent. This test is the suite's last user of the machine, so
+   * it runs that pass itself.
+   */
+  private static void removeEmptyCgroupsOfGoneOwners() {
+    Containment containment = Containment.current();
+    if (containment.tier() != ContainmentTier.CGROUP) {
+      return;
+    }
+    OwnedCgroups.removeStale(
+        Cgroup.at(containment.parent().orElseThrow()),
+        (pid, start) ->
+            Liveness.judge(Workspace.OS, new ProcessIdentity(pid, start, "")).isProvenGone());
   }
 
   private static Path archiveIn(Path cds) {

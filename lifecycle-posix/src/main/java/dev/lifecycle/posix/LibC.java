@@ -16,7 +16,9 @@ import java.util.Arrays;
  */
 final class LibC {
   static {
-    JnaSearchPath.presetUnlessSet(); // before JNA's first class initialises
+    // before JNA's first class initialises
+    JnaSearchPath.presetUnlessSet();
+    JnaBootLibrary.presetUnlessSet();
   }
 
   static final NativeLibrary LIBRARY = NativeLibrary.getInstance(Platform.C_LIBRARY_NAME);

@@ -6,9 +6,10 @@ import com.sun.jna.Native;
 import dev.lifecycle.process.ProcessPlatform;
 
 /**
- * Run by {@link JnaSearchPathTest}: starts the platform (JNA and every binding the first spawn
- * needs), then prints JNA's search path property and the largest resident size of any child this
- * JVM has waited for ({@code getrusage(RUSAGE_CHILDREN).ru_maxrss}: 0 while it started none).
+ * Run by {@link JnaSearchPathTest} and {@link JnaBootLibraryTest}: starts the platform (JNA and
+ * every binding the first spawn needs), then prints JNA's search path, its boot path, the stub it
+ * loaded and the largest resident size of any child this JVM has waited for ({@code
+ * getrusage(RUSAGE_CHILDREN).ru_maxrss}: 0 while it started none).
  */
 public final class PlatformStartMain {
   private PlatformStartMain() {}
@@ -20,6 +21,8 @@ public final class PlatformStartMain {
   public static void main(String[] args) {
     System.out.println(ProcessPlatform.get().capabilities().platform());
     System.out.println("path=" + System.getProperty(JnaSearchPath.PROPERTY));
+    System.out.println("boot=" + System.getProperty(JnaBootLibrary.BOOT_PATH));
+    System.out.println("jnidispatch.path=" + System.getProperty("jnidispatch.path"));
     Memory usage = new Memory(144);
     usage.clear();
     if (Native.load("c", C.class).getrusage(-1, usage) != 0) { // RUSAGE_CHILDREN

@@ -1,7 +1,6 @@
 package dev.lifecycle.process;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.ServiceLoader;
 import org.slf4j.Logger;
@@ -15,11 +14,11 @@ import org.slf4j.LoggerFactory;
  * capabilities). Under {@link PlatformMode#NATIVE} the choice is made at once so a missing native
  * platform fails the first {@link ProcessPlatform#get()}.
  *
- * <p>Native platforms come from {@link ProcessPlatformProvider}s found by {@link ServiceLoader}
- * (looked up only when the platform itself is needed). The pure-JDK fallback is core's own
- * provider, loaded by its class name ({@link #FALLBACK_PROVIDER}): reads served before the platform
- * is needed never load another provider's classes, and this package (the SPI) refers to no
- * implementation in its code.
+ * <p>The native platform is lifecycle-posix's provider, loaded by its class name ({@link
+ * #NATIVE_PROVIDER}) when the platform itself is needed, or else whatever {@link ServiceLoader}
+ * finds. The pure-JDK fallback is core's own provider, loaded by its class name ({@link
+ * #FALLBACK_PROVIDER}): reads served before the platform is needed never load another provider's
+ * classes, and this package (the SPI) refers to no implementation in its code.
  */
 final class PlatformLoader {
   /**
@@ -35,6 +34,9 @@ final class PlatformLoader {
 
   /** Core's pure-JDK provider, in a package of this module that is not exported. */
   static final String FALLBACK_PROVIDER = "dev.lifecycle.process.jdk.JdkPlatformProvider";
+
+  /** lifecycle-posix's provider. */
+  static final String NATIVE_PROVIDER = "dev.lifecycle.posix.PosixPlatformProvider";
 
   private PlatformLoader() {}
 
@@ -69,14 +71,19 @@ final class PlatformLoader {
 
   /** Core's pure-JDK platform, or the exception that says why it cannot be loaded. */
   private static Object fallback() {
-    try {
-      ProcessPlatformProvider provider =
-          (ProcessPlatformProvider)
-              Class.forName(FALLBACK_PROVIDER).getDeclaredConstructor().newInstance();
-      return provider.create();
-    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-      return new IllegalStateException("the pure-JDK process platform cannot be loaded: " + e, e);
+    Object provider = instantiate(FALLBACK_PROVIDER);
+    if (!(provider instanceof ProcessPlatformProvider fallback)) {
+      return cannotLoadFallback((Throwable) provider);
     }
+    try {
+      return fallback.create();
+    } catch (RuntimeException | LinkageError e) {
+      return cannotLoadFallback(e);
+    }
+  }
+
+  private static IllegalStateException cannotLoadFallback(Throwable why) {
+    return new IllegalStateException("the pure-JDK process platform cannot be loaded: " + why, why);
   }
 
   private static final class Best {
@@ -90,13 +97,18 @@ final class PlatformLoader {
 
   /** The platform for {@code mode}, or the exception that explains why there is none. */
   static Object choose(PlatformMode mode) {
+    return mode == PlatformMode.JDK ? jdk() : choose(mode, Providers.ALL);
+  }
+
+  /** The platform for {@code mode} from {@code providers} (highest priority first), or why none. */
+  static Object choose(PlatformMode mode, List<ProcessPlatformProvider> providers) {
     // The choice is not logged: capabilities() tells it, and binding a logger costs a short-lived
     // JVM milliseconds (docs/PERFORMANCE.md, "Fast clients"). Failures are logged.
     if (mode == PlatformMode.JDK) {
       return jdk();
     }
     List<String> reasons = new ArrayList<>();
-    for (ProcessPlatformProvider provider : Providers.ALL) {
+    for (ProcessPlatformProvider provider : providers) {
       if (provider.priority() <= FALLBACK_PRIORITY) {
         continue; // the fallback is chosen below, with the warning
       }
@@ -128,15 +140,43 @@ final class PlatformLoader {
     return jdk();
   }
 
-  private static List<ProcessPlatformProvider> load() {
+  /**
+   * lifecycle-posix's provider when this class's loader can load it, else the providers {@link
+   * ServiceLoader} finds, highest priority first. Only lifecycle's own providers are supported
+   * ({@link ProcessPlatformProvider}), so the one it ships is looked up by name: a lookup through
+   * {@code ServiceLoader} opens every jar of the class path (tens of milliseconds of a short
+   * program's first spawn). The lookup still serves loaders that see lifecycle-posix only through
+   * the thread's context loader.
+   */
+  static List<ProcessPlatformProvider> load() {
+    Object known = instantiate(NATIVE_PROVIDER);
+    if (known instanceof ProcessPlatformProvider provider) {
+      return List.of(provider);
+    }
+    List<ProcessPlatformProvider> found = new ArrayList<>();
     try {
-      return ServiceLoader.load(ProcessPlatformProvider.class).stream()
-          .map(ServiceLoader.Provider::get)
-          .sorted(Comparator.comparingInt(ProcessPlatformProvider::priority).reversed())
-          .toList();
+      for (ProcessPlatformProvider provider : ServiceLoader.load(ProcessPlatformProvider.class)) {
+        int at = 0;
+        while (at < found.size() && found.get(at).priority() >= provider.priority()) {
+          at++;
+        }
+        found.add(at, provider);
+      }
     } catch (java.util.ServiceConfigurationError e) {
       Log.LOG.warn("cannot load process platform providers: {}", e.toString());
-      return List.of();
+    }
+    return List.copyOf(found);
+  }
+
+  /** A new instance of the provider class named, or the exception that says why there is none. */
+  private static Object instantiate(String className) {
+    try {
+      return Class.forName(className, true, PlatformLoader.class.getClassLoader())
+          .asSubclass(ProcessPlatformProvider.class)
+          .getDeclaredConstructor()
+          .newInstance();
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      return e;
     }
   }
 }

@@ -36,11 +36,12 @@ public interface ProcessPlatform {
 
   /**
    * The best implementation available: the highest-priority supported {@link
-   * ProcessPlatformProvider} found by {@link java.util.ServiceLoader}, else {@link #jdk()}, with a
-   * warning that names the reason. Chosen once per JVM, and loaded on first need: on Linux,
-   * identities, probes and the process table are read from {@code /proc} (as every built-in
-   * platform reads them there) until a spawn, a signal or {@link #capabilities()} needs the
-   * platform itself, so a client that only reads records and probes owners loads no native code.
+   * ProcessPlatformProvider} (lifecycle-posix's, loaded by its class name, or else those {@link
+   * java.util.ServiceLoader} finds), else {@link #jdk()}, with a warning that names the reason.
+   * Chosen once per JVM, and loaded on first need: on Linux, identities, probes and the process
+   * table are read from {@code /proc} (as every built-in platform reads them there) until a spawn,
+   * a signal or {@link #capabilities()} needs the platform itself, so a client that only reads
+   * records and probes owners loads no native code.
    *
    * <p>The system property {@code lifecycle.platform} (or the environment variable {@code
    * LIFECYCLE_PLATFORM}) selects: {@code auto} (default), {@code native} (a native provider or an

@@ -3,8 +3,13 @@ package dev.lifecycle.process;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lifecycle.internal.PlatformRequirements;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The platform choice and its switch ({@code lifecycle.platform} / {@code LIFECYCLE_PLATFORM}). */
 class PlatformLoaderTest {
@@ -41,6 +46,35 @@ class PlatformLoaderTest {
   void autoAndJdkFallBackToTheJdkPlatform() {
     assertThat(PlatformLoader.choose(PlatformMode.AUTO)).isSameAs(ProcessPlatform.jdk());
     assertThat(PlatformLoader.choose(PlatformMode.JDK)).isSameAs(ProcessPlatform.jdk());
+  }
+
+  /**
+   * Without lifecycle-posix visible to core's loader, providers come from the ServiceLoader of the
+   * thread's context loader, highest priority first, and their reasons explain the fallback.
+   */
+  @Test
+  void withoutThePosixProviderTheServiceLoaderIsAsked(@TempDir Path tmp) throws Exception {
+    Path services = Files.createDirectories(tmp.resolve("META-INF/services"));
+    Files.writeString(
+        services.resolve(ProcessPlatformProvider.class.getName()),
+        ServiceListedProviders.Low.class.getName()
+            + "\n# a comment\n"
+            + ServiceListedProviders.High.class.getName()
+            + "\n");
+    Thread thread = Thread.currentThread();
+    ClassLoader original = thread.getContextClassLoader();
+    try (URLClassLoader listing = new URLClassLoader(new URL[] {tmp.toUri().toURL()}, original)) {
+      thread.setContextClassLoader(listing);
+      assertThat(PlatformLoader.load())
+          .extracting(ProcessPlatformProvider::priority)
+          .containsExactly(50, 5);
+      Object chosen = PlatformLoader.choose(PlatformMode.NATIVE, PlatformLoader.load());
+      assertThat(((Exception) chosen).getMessage())
+          .contains("High is a test provider; Low is a test provider");
+    } finally {
+      thread.setContextClassLoader(original);
+    }
+    assertThat(PlatformLoader.load()).isEmpty();
   }
 
   @Test

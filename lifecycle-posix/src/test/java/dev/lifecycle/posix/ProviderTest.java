@@ -5,10 +5,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lifecycle.process.Capabilities;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.ProcessPlatformProvider;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ServiceLoader;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
-/** The ServiceLoader picks this platform, and its capabilities say what was detected. */
+/**
+ * This platform is registered for the ServiceLoader and chosen by default, found by its class name
+ * (no class-path scan), and its capabilities say what was detected.
+ */
 class ProviderTest {
 
   @Test
@@ -35,5 +46,50 @@ class ProviderTest {
         .containsKeys("kernel", "libc", "pidfd", "spawn.closeFds", "spawn.chdir", "exitWatch");
     assertThat(PosixPlatform.create().describe()).contains("kernel: ");
     assertThat(PosixPlatform.create().toString()).contains("posix-linux");
+  }
+
+  /**
+   * The provider is found by its class name: with this module's service registration removed from
+   * the class path, the platform is still this one (a ServiceLoader lookup, which opens every jar
+   * of the class path, would find nothing and fall back to the pure-JDK platform).
+   */
+  @Test
+  void foundByNameWithoutItsServiceFile(@TempDir Path tmp) throws Exception {
+    Path classes =
+        Path.of(
+            PosixPlatformProvider.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
+    assertThat(classes.resolve("META-INF/services")).isDirectory();
+    Path copy = tmp.resolve("classes");
+    try (Stream<Path> files = Files.walk(classes)) {
+      for (Path file : (Iterable<Path>) files::iterator) {
+        Path relative = classes.relativize(file);
+        if (!relative.startsWith("META-INF")) {
+          Files.copy(file, copy.resolve(relative.toString()));
+        }
+      }
+    }
+    String classPath =
+        Stream.of(System.getProperty("java.class.path").split(File.pathSeparator))
+            .map(entry -> Path.of(entry).equals(classes) ? copy.toString() : entry)
+            .collect(Collectors.joining(File.pathSeparator));
+    assertThat(classPath).contains(copy.toString());
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process jvm =
+        new ProcessBuilder(
+                java,
+                "--enable-native-access=ALL-UNNAMED",
+                "-cp",
+                classPath,
+                PlatformStartMain.class.getName())
+            .redirectErrorStream(true)
+            .start();
+    String output = new String(jvm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(jvm.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(jvm.exitValue()).as(output).isZero();
+    assertThat(output.lines()).as(output).contains("posix-linux");
   }
 }

@@ -6,9 +6,8 @@ import com.sun.jna.Platform;
 import dev.lifecycle.internal.AtomicFile;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.JarURLConnection;
+import java.net.URISyntaxException;
 import java.net.URL;
-import java.net.URLConnection;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
@@ -17,10 +16,12 @@ import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
+import java.security.CodeSource;
 import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 import java.util.zip.CRC32;
 
 /**
@@ -60,58 +61,63 @@ final class JnaBootLibrary {
       return;
     }
     Optional<Path> root = cacheRoot();
-    if (root.isEmpty()) {
-      return;
+    Optional<Path> jar = jarOf(Platform.class);
+    Optional<Path> dir =
+        root.isPresent() && jar.isPresent() ? prepare(root.get(), jar.get()) : Optional.empty();
+    if (dir.isPresent()) { // no lambda: linking one costs a cold JVM about a millisecond
+      System.setProperty(BOOT_PATH, dir.get().toString());
     }
-    prepare(root.get(), Platform.class.getClassLoader())
-        .ifPresent(dir -> System.setProperty(BOOT_PATH, dir.toString()));
+  }
+
+  /** The jar file {@code type} was loaded from, if it came from one on the file system. */
+  static Optional<Path> jarOf(Class<?> type) {
+    try {
+      CodeSource source = type.getProtectionDomain().getCodeSource();
+      URL location = source == null ? null : source.getLocation();
+      if (location == null || !"file".equals(location.getProtocol())) {
+        return Optional.empty();
+      }
+      return Optional.of(Path.of(location.toURI()));
+    } catch (URISyntaxException | RuntimeException e) {
+      return Optional.empty();
+    }
   }
 
   /**
-   * The directory holding a verified copy of the stub of {@code loader}'s JNA jar under {@code
-   * root}, written there if needed; empty when that cannot be done safely.
+   * The directory holding a verified copy of the stub in the JNA jar {@code jar} under {@code
+   * root}, written there if needed; empty when that cannot be done safely. A stub that is not in a
+   * jar (JNA's classes in a directory) is loaded in place by JNA itself.
    */
-  static Optional<Path> prepare(Path root, ClassLoader loader) {
-    if (loader == null) {
+  static Optional<Path> prepare(Path root, Path jar) {
+    if (!Files.isRegularFile(jar)) {
       return Optional.empty();
     }
-    URL resource = loader.getResource("com/sun/jna/" + Platform.RESOURCE_PREFIX + "/" + LIBRARY);
-    if (resource == null || !"jar".equals(resource.getProtocol())) {
-      return Optional.empty(); // a stub on the file system is loaded in place by JNA itself
-    }
-    try {
-      URLConnection connection = resource.openConnection();
-      if (!(connection instanceof JarURLConnection jar)) {
+    try (JarFile file = new JarFile(jar.toFile(), false)) {
+      JarEntry entry = file.getJarEntry("com/sun/jna/" + Platform.RESOURCE_PREFIX + "/" + LIBRARY);
+      long crc = entry == null ? -1 : entry.getCrc();
+      long size = entry == null ? -1 : entry.getSize();
+      if (crc < 0 || size < 0) {
         return Optional.empty();
       }
-      jar.setUseCaches(false); // our own handle on the jar, closed below
-      long crc;
-      long size;
-      byte[] bytes;
-      try (InputStream in = jar.getInputStream()) {
-        JarEntry entry = jar.getJarEntry();
-        crc = entry.getCrc();
-        size = entry.getSize();
-        if (crc < 0 || size < 0) {
-          return Optional.empty();
-        }
-        Path dir = root.resolve(Long.toHexString(crc) + "-" + size);
-        Path copy = dir.resolve(LIBRARY);
-        UserPrincipal user = currentUser();
-        if (isOwnDirectory(root, user) && isOwnDirectory(dir, user) && holds(copy, crc, size)) {
-          return Optional.of(dir);
-        }
-        bytes = in.readAllBytes();
-        if (bytes.length != size || crc32(bytes) != crc) {
-          return Optional.empty(); // the jar does not hold what its directory says
-        }
-        ownerOnlyDirectory(root, user);
-        ownerOnlyDirectory(dir, user);
-        AtomicFile.sweepTemps(copy, pid -> ProcessHandle.of(pid).isEmpty());
-        AtomicFile.replace(copy, bytes);
-        Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("r-x------"));
-        return holds(copy, crc, size) ? Optional.of(dir) : Optional.empty();
+      Path dir = root.resolve(Long.toHexString(crc) + "-" + size);
+      Path copy = dir.resolve(LIBRARY);
+      UserPrincipal user = currentUser();
+      if (isOwnDirectory(root, user) && isOwnDirectory(dir, user) && holds(copy, crc, size)) {
+        return Optional.of(dir);
       }
+      byte[] bytes;
+      try (InputStream in = file.getInputStream(entry)) {
+        bytes = in.readAllBytes();
+      }
+      if (bytes.length != size || crc32(bytes) != crc) {
+        return Optional.empty(); // the jar does not hold what its directory says
+      }
+      ownerOnlyDirectory(root, user);
+      ownerOnlyDirectory(dir, user);
+      AtomicFile.sweepTemps(copy, pid -> ProcessHandle.of(pid).isEmpty());
+      AtomicFile.replace(copy, bytes);
+      Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("r-x------"));
+      return holds(copy, crc, size) ? Optional.of(dir) : Optional.empty();
     } catch (IOException | RuntimeException e) {
       return Optional.empty(); // JNA unpacks its stub as it always has
     }

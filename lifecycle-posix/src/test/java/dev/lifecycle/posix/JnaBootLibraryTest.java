@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.jna.Platform;
 import java.io.InputStream;
-import java.net.URL;
-import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +12,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * is replaced; a directory others can reach is not used; what the user set for JNA is kept.
  */
 class JnaBootLibraryTest {
-  private static final ClassLoader JNA = Platform.class.getClassLoader();
+  private static final Path JNA = JnaBootLibrary.jarOf(Platform.class).orElseThrow();
 
   @Test
   void writesAVerifiedOwnerOnlyCopyOnceAndReusesIt(@TempDir Path tmp) throws Exception {
@@ -86,19 +86,20 @@ class JnaBootLibraryTest {
   }
 
   @Test
-  void aStubOnTheFileSystemOrNoneIsLeftToJna(@TempDir Path tmp) throws Exception {
-    Path classes = tmp.resolve("classes");
-    Path stub =
-        classes.resolve("com/sun/jna/" + Platform.RESOURCE_PREFIX + "/" + JnaBootLibrary.LIBRARY);
-    Files.createDirectories(stub.getParent());
-    Files.write(stub, jarStub());
+  void aStubOutsideAJarOrNoneIsLeftToJna(@TempDir Path tmp) throws Exception {
     Path root = tmp.resolve("jna");
-    try (URLClassLoader exploded = new URLClassLoader(new URL[] {classes.toUri().toURL()}, null)) {
-      // JNA loads a stub it finds as a file in place: nothing to copy
-      assertThat(JnaBootLibrary.prepare(root, exploded)).isEmpty();
+    // JNA's classes in a directory: JNA loads the stub it finds there as a file, in place
+    Path classes = JnaBootLibrary.jarOf(JnaBootLibraryTest.class).orElseThrow();
+    assertThat(classes).isDirectory();
+    assertThat(JnaBootLibrary.prepare(root, classes)).isEmpty();
+    assertThat(JnaBootLibrary.jarOf(String.class)).as("the JDK's classes").isEmpty();
+    assertThat(JnaBootLibrary.prepare(root, tmp.resolve("absent.jar"))).isEmpty();
+    Path other = tmp.resolve("other.jar");
+    try (JarOutputStream jar = new JarOutputStream(Files.newOutputStream(other))) {
+      jar.putNextEntry(new JarEntry("com/sun/jna/Other.class"));
+      jar.write(new byte[] {1, 2, 3});
     }
-    assertThat(JnaBootLibrary.prepare(root, new URLClassLoader(new URL[0], null))).isEmpty();
-    assertThat(JnaBootLibrary.prepare(root, null)).isEmpty();
+    assertThat(JnaBootLibrary.prepare(root, other)).as("a jar without the stub").isEmpty();
     assertThat(root).doesNotExist();
   }
 
@@ -136,8 +137,10 @@ class JnaBootLibraryTest {
 
   private static byte[] jarStub() throws Exception {
     try (InputStream in =
-        JNA.getResourceAsStream(
-            "com/sun/jna/" + Platform.RESOURCE_PREFIX + "/" + JnaBootLibrary.LIBRARY)) {
+        Platform.class
+            .getClassLoader()
+            .getResourceAsStream(
+                "com/sun/jna/" + Platform.RESOURCE_PREFIX + "/" + JnaBootLibrary.LIBRARY)) {
       return in.readAllBytes();
     }
   }

@@ -55,6 +55,14 @@ class LauncherIT {
       assertThat(Files.readString(log))
           .as("the CLI's own classes come from %s", archive)
           .contains("dev.lifecycle.examples.cli.Cli source: shared objects file");
+      // The archive was trained on a cold call (it started the broker); a class only the warm
+      // path loads would come from its jar, and reading a jar costs a warm call milliseconds.
+      try (var lines = Files.lines(log)) {
+        assertThat(lines.filter(l -> l.contains("] dev.lifecycle.")))
+            .as("the warm call's lifecycle classes, all from %s", archive)
+            .isNotEmpty()
+            .allMatch(l -> l.contains(" source: shared objects file"));
+      }
       long broker = ws.store().read(Cli.BROKER_NAME).record().orElseThrow().owner().pid();
       Optional<Path> brokerCgroup =
           CgroupHierarchy.locate().flatMap(h -> h.of(broker)).map(Cgroup::path);

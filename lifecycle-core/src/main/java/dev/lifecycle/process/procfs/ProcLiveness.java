@@ -3,6 +3,7 @@ package dev.lifecycle.process.procfs;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessInfo;
+import dev.lifecycle.process.ProcessState;
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -97,13 +98,21 @@ public final class ProcLiveness {
     return permitted(identity.pid());
   }
 
-  /** A zombie leader still has a thread group while other threads run: exited only when alone. */
+  /**
+   * A zombie leader still has a thread group while other threads run: exited only when alone. No
+   * switch on the enum: its synthetic class would load only here, on a live pid, which a CLI's
+   * class-data archive trained on a cold call (no live broker yet) lacks.
+   */
   private static boolean hasExited(long pid, ProcessInfo info) {
-    return switch (info.state()) {
-      case DEAD -> true;
-      case ZOMBIE -> status(pid).map(s -> s.threads() <= 1).orElse(true);
-      default -> false;
-    };
+    ProcessState state = info.state();
+    if (state == ProcessState.DEAD) {
+      return true;
+    }
+    if (state != ProcessState.ZOMBIE) {
+      return false;
+    }
+    Optional<Status> status = status(pid);
+    return status.isEmpty() || status.get().threads() <= 1;
   }
 
   private static Liveness permitted(long pid) {

@@ -1,6 +1,7 @@
 package dev.lifecycle.examples;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static java.nio.file.StandardCopyOption.COPY_ATTRIBUTES;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lifecycle.examples.cli.Cli;
@@ -16,6 +17,7 @@ import java.io.File;
 import java.lang.ProcessBuilder.Redirect;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -30,12 +32,26 @@ import org.junit.jupiter.api.Test;
  */
 class LauncherIT {
   private static final String ECHO = "{\"op\":\"call\",\"tool\":\"echo\",\"args\":\"echo-ok\"}";
-  private static final Path LAUNCHER = Path.of("target", "lifecycle-example").toAbsolutePath();
+  private static final Path TARGET = Path.of("target").toAbsolutePath();
+  private static final String LAUNCHER = "lifecycle-example";
+  private static final String JAR = "lifecycle-examples-0.1.0-SNAPSHOT.jar";
+
+  /** The launcher, its jar and lib/ as a user installs them, times kept: this test changes them. */
+  private Path install;
 
   @Test
   void trainsAnArchiveOnFirstUseThenRunsWithIt() throws Exception {
-    assertThat(LAUNCHER).isExecutable();
+    assertThat(TARGET.resolve(LAUNCHER)).isExecutable();
     Path cds = Files.createTempDirectory("launcher-cds-");
+    install = Files.createTempDirectory("launcher-install-");
+    Files.createDirectory(install.resolve("lib"));
+    Files.copy(TARGET.resolve(LAUNCHER), install.resolve(LAUNCHER), COPY_ATTRIBUTES);
+    Files.copy(TARGET.resolve(JAR), install.resolve(JAR), COPY_ATTRIBUTES);
+    try (var jars = Files.list(TARGET.resolve("lib"))) {
+      for (Path jar : (Iterable<Path>) jars::iterator) {
+        Files.copy(jar, install.resolve("lib").resolve(jar.getFileName()), COPY_ATTRIBUTES);
+      }
+    }
     try (Workspace ws = new Workspace()) {
       Run first = launch(ws, cds, "");
       assertThat(first.exit).as(first.stderr).isZero();
@@ -57,12 +73,21 @@ class LauncherIT {
           .contains("dev.lifecycle.examples.cli.Cli source: shared objects file");
       // The archive was trained on a cold call (it started the broker); a class only the warm
       // path loads would come from its jar, and reading a jar costs a warm call milliseconds.
-      try (var lines = Files.lines(log)) {
-        assertThat(lines.filter(l -> l.contains("] dev.lifecycle.")))
-            .as("the warm call's lifecycle classes, all from %s", archive)
-            .isNotEmpty()
-            .allMatch(l -> l.contains(" source: shared objects file"));
+      assertAllLifecycleClassesFromTheArchive(log, archive);
+
+      // A jar replaced by an older file (as an unpacked release leaves it): JDK 17-24 refuse the
+      // archive without a word; the launcher notices and the call after next runs with a new one.
+      Path core = install.resolve("lib").resolve("lifecycle-core-0.1.0-SNAPSHOT.jar");
+      Files.setLastModifiedTime(
+          core,
+          FileTime.from(Files.getLastModifiedTime(archive).toInstant().minus(Duration.ofDays(1))));
+      for (int call = 0; call < 2; call++) {
+        assertThat(launch(ws, cds, "").stdout).isEqualTo("\"echo-ok\"\n");
       }
+      Path again = archiveIn(cds); // JDK 17-24 trained it in the second of those calls
+      Run after = launch(ws, cds, "-Xlog:class+load=info:file=" + log);
+      assertThat(after.stdout).isEqualTo("\"echo-ok\"\n");
+      assertAllLifecycleClassesFromTheArchive(log, again);
       long broker = ws.store().read(Cli.BROKER_NAME).record().orElseThrow().owner().pid();
       Optional<Path> brokerCgroup =
           CgroupHierarchy.locate().flatMap(h -> h.of(broker)).map(Cgroup::path);
@@ -74,9 +99,21 @@ class LauncherIT {
         assertThat(brokerCgroup.get()).doesNotExist();
       }
     } finally {
-      try (var files = Files.walk(cds)) {
-        files.sorted(java.util.Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+      for (Path dir : List.of(cds, install)) {
+        try (var files = Files.walk(dir)) {
+          files.sorted(java.util.Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+        }
       }
+    }
+  }
+
+  private static void assertAllLifecycleClassesFromTheArchive(Path log, Path archive)
+      throws Exception {
+    try (var lines = Files.lines(log)) {
+      assertThat(lines.filter(l -> l.contains("] dev.lifecycle.")))
+          .as("the warm call's lifecycle classes, all from %s", archive)
+          .isNotEmpty()
+          .allMatch(l -> l.contains(" source: shared objects file"));
     }
   }
 
@@ -111,9 +148,9 @@ class LauncherIT {
   private record Run(int exit, String stdout, String stderr) {}
 
   /** One launcher run on this test's JDK, marked as the workspace's, bounded to 60 s. */
-  private static Run launch(Workspace ws, Path cds, String javaOptions) throws Exception {
+  private Run launch(Workspace ws, Path cds, String javaOptions) throws Exception {
     ProcessBuilder b =
-        new ProcessBuilder(List.of(LAUNCHER.toString(), ws.dir.toString(), ECHO))
+        new ProcessBuilder(List.of(install.resolve(LAUNCHER).toString(), ws.dir.toString(), ECHO))
             .redirectInput(Redirect.from(new File("/dev/null")));
     b.environment().put("JAVA_HOME", System.getProperty("java.home"));
     b.environment().put("LIFECYCLE_EXAMPLE_CDS_DIR", cds.toString());

@@ -43,7 +43,11 @@ final class ClassDataArchive {
     }
     if (Files.isRegularFile(archive) && !isStale(archive)) {
       deleteSettled(dir, archive);
-      return List.of("-XX:SharedArchiveFile=" + archive, "-Xlog:cds=off", "-Xlog:cds+dynamic=off");
+      return List.of(
+          "-XX:SharedArchiveFile=" + archive,
+          "-Xlog:cds=off",
+          "-Xlog:cds+dynamic=off",
+          "-Xlog:cds=warning,cds+dynamic=warning:file=" + rejected(archive) + "::filecount=0");
     }
     try {
       Files.createDirectories(dir);
@@ -55,12 +59,28 @@ final class ClassDataArchive {
   }
 
   /**
-   * Whether a jar of this JVM's class path (or of the {@code lib/} next to it, which a manifest
-   * Class-Path names) is newer than the archive: the JVM would then ignore the archive. A stale
-   * archive is deleted so this spawn trains a new one.
+   * Where a JVM that was given {@code archive} writes its CDS warnings: empty while the archive is
+   * in use, the reason when the JVM refused it.
+   */
+  static Path rejected(Path archive) {
+    return archive.resolveSibling(archive.getFileName() + ".rejected");
+  }
+
+  /**
+   * Whether the last JVM given the archive refused it ({@link #rejected}: a jar replaced by an
+   * older file, which keeps its own time), or a jar of this JVM's class path (or of the {@code
+   * lib/} next to it, which a manifest Class-Path names) is newer than the archive: the JVM would
+   * ignore the archive. A stale archive is deleted (and the refusal with it) so this spawn trains a
+   * new one.
    */
   private static boolean isStale(Path archive) {
     try {
+      Path rejected = rejected(archive);
+      if (Files.isRegularFile(rejected) && Files.size(rejected) > 0) {
+        Files.deleteIfExists(archive);
+        Files.deleteIfExists(rejected);
+        return true;
+      }
       long built = Files.getLastModifiedTime(archive).toMillis();
       for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
         Path jar = Path.of(entry).toAbsolutePath();

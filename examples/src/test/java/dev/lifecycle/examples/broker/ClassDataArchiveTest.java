@@ -70,6 +70,29 @@ class ClassDataArchiveTest {
   }
 
   @Test
+  void anArchiveTheLastJvmRefusedIsRetrained() throws Exception {
+    System.setProperty(ClassDataArchive.DIRECTORY_PROPERTY, dir.toString());
+    Path partial = Path.of(value(ClassDataArchive.options("broker"), "-XX:ArchiveClassesAtExit"));
+    String name = partial.getFileName().toString();
+    Path archive = dir.resolve(name.substring(0, name.indexOf(".jsa") + 4));
+    Files.write(archive, new byte[] {1}); // newer than every jar
+    List<String> use = ClassDataArchive.options("broker");
+    assertThat(value(use, "-XX:SharedArchiveFile")).isEqualTo(archive.toString());
+    Path rejected = ClassDataArchive.rejected(archive);
+    assertThat(use)
+        .contains("-Xlog:cds=warning,cds+dynamic=warning:file=" + rejected + "::filecount=0");
+
+    Files.writeString(rejected, ""); // what a JVM that used the archive leaves
+    assertThat(value(ClassDataArchive.options("broker"), "-XX:SharedArchiveFile")).isNotEmpty();
+
+    Files.writeString(
+        rejected, "[warning][cds,dynamic] Unable to use shared archive. The top archive failed");
+    assertThat(value(ClassDataArchive.options("broker"), "-XX:ArchiveClassesAtExit")).isNotEmpty();
+    assertThat(archive).doesNotExist();
+    assertThat(rejected).doesNotExist();
+  }
+
+  @Test
   void settledLeftoversOfAnArchiveInUseAreDeletedAndFreshOnesKept() throws Exception {
     System.setProperty(ClassDataArchive.DIRECTORY_PROPERTY, dir.toString());
     Path first = Path.of(value(ClassDataArchive.options("broker"), "-XX:ArchiveClassesAtExit"));

@@ -159,8 +159,10 @@ public final class WholeProcessHarness {
     runs.put("CLI after (launcher, archive)", cliAfter(after, REQUEST, true).withExpect("\"hi\""));
     runs.put(
         "CLI after (launcher, no archive)", cliAfter(after, REQUEST, false).withExpect("\"hi\""));
-    // start both brokers (and train the archives) before measuring
+    // start both brokers (and train the archives) before measuring; the launcher's second call
+    // retrains an archive its first call found refused (a rebuilt lib/ jar)
     run(runs.get("CLI before (java -cp)"));
+    run(runs.get("CLI after (launcher, archive)"));
     run(runs.get("CLI after (launcher, archive)"));
     return runs;
   }

@@ -7,11 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lifecycle.examples.cli.Cli;
 import dev.lifecycle.process.Containment;
 import dev.lifecycle.process.ContainmentTier;
-import dev.lifecycle.process.Liveness;
-import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.cgroup.Cgroup;
 import dev.lifecycle.process.cgroup.CgroupHierarchy;
-import dev.lifecycle.process.cgroup.OwnedCgroups;
 import dev.lifecycle.testing.Await;
 import java.io.File;
 import java.lang.ProcessBuilder.Redirect;
@@ -93,8 +90,8 @@ class LauncherIT {
           CgroupHierarchy.locate().flatMap(h -> h.of(broker)).map(Cgroup::path);
       ws.shutdownAll();
       assertThat(ws.marked()).isEmpty(); // the broker, its backend and any archive builder
-      removeEmptyCgroupsOfGoneOwners();
       if (Containment.current().tier() == ContainmentTier.CGROUP) {
+        // made by the first CLI, which exited long before: the broker removed it as it ended
         assertThat(brokerCgroup).as("the broker ran in its tree's cgroup").isPresent();
         assertThat(brokerCgroup.get()).doesNotExist();
       }
@@ -115,23 +112,6 @@ class LauncherIT {
           .isNotEmpty()
           .allMatch(l -> l.contains(" source: shared objects file"));
     }
-  }
-
-  /**
-   * The broker's cgroup was made by the first CLI, which exited long before the broker: like the
-   * cgroup of any tree that outlives its creator, it is removed (once empty) by the next lifecycle
-   * JVM's first tree under the same parent. This test is the suite's last user of the machine, so
-   * it runs that pass itself.
-   */
-  private static void removeEmptyCgroupsOfGoneOwners() {
-    Containment containment = Containment.current();
-    if (containment.tier() != ContainmentTier.CGROUP) {
-      return;
-    }
-    OwnedCgroups.removeStale(
-        Cgroup.at(containment.parent().orElseThrow()),
-        (pid, start) ->
-            Liveness.judge(Workspace.OS, new ProcessIdentity(pid, start, "")).isProvenGone());
   }
 
   private static Path archiveIn(Path cds) {

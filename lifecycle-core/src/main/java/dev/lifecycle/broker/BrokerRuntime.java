@@ -3,7 +3,12 @@ package dev.lifecycle.broker;
 import dev.lifecycle.internal.Durations;
 import dev.lifecycle.internal.Setting;
 import dev.lifecycle.internal.Threads;
+import dev.lifecycle.process.Liveness;
+import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.cgroup.Cgroup;
+import dev.lifecycle.process.cgroup.CgroupHierarchy;
+import dev.lifecycle.process.cgroup.OwnedCgroups;
 import dev.lifecycle.record.ArtifactKind;
 import dev.lifecycle.record.RecordStore;
 import dev.lifecycle.record.SessionRecord;
@@ -128,6 +133,7 @@ public final class BrokerRuntime implements AutoCloseable {
   private final Startup startup;
   private final BackendExit backendExit;
   private final Supplier<Tether> tether;
+  private final Tether configuredTether; // null: the shared one
   private final boolean shutdownHook;
   private final boolean exitOnStartupOverrun;
   private final ShutdownPass pass;
@@ -161,6 +167,7 @@ public final class BrokerRuntime implements AutoCloseable {
     startup = b.startup;
     backendExit = b.backendExit;
     tether = b.tether != null ? () -> b.tether : Tether::shared;
+    configuredTether = b.tether;
     shutdownHook = b.shutdownHook;
     exitOnStartupOverrun = b.exitOnStartupOverrun;
     pass = new ShutdownPass(store, name, backendGrace, b.observer);
@@ -439,6 +446,29 @@ public final class BrokerRuntime implements AutoCloseable {
     return stopped.copy();
   }
 
+  /**
+   * A broker started by a client that has exited since (a CLI) is the last process of the cgroup
+   * that client's tree made; its backends are ended by now, so it leaves that cgroup and removes it
+   * (nobody else would before the next lifecycle JVM's first spawn under the same parent).
+   */
+  private void leaveOrphanedCgroup() {
+    Optional<Cgroup> own = CgroupHierarchy.locate().flatMap(CgroupHierarchy::ofSelf);
+    if (own.isEmpty()) {
+      return;
+    }
+    Set<Long> sidecars = new LinkedHashSet<>(); // never starts one
+    Tether.sharedSidecar().ifPresent(sidecar -> sidecars.add(sidecar.pid()));
+    if (configuredTether != null) {
+      sidecars.add(configuredTether.sidecar().pid());
+    }
+    OwnedCgroups.leaveIfOrphaned(
+        own.get(),
+        platform.self().pid(),
+        sidecars,
+        (pid, start) ->
+            Liveness.judge(platform, new ProcessIdentity(pid, start, "")).isProvenGone());
+  }
+
   private void runPass(ShutdownReason why, long started, List<String> problems) {
     List<Connection> open;
     SessionRecord mine;
@@ -462,6 +492,7 @@ public final class BrokerRuntime implements AutoCloseable {
     synchronized (lock) {
       state = BrokerState.STOPPED;
     }
+    leaveOrphanedCgroup();
     LOG.info("broker {} stopped: {}", name, report);
     stopped.complete(report);
     removeHook();

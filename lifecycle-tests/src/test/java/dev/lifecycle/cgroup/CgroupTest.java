@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -199,6 +200,58 @@ class CgroupTest {
     assertThat(live.exists()).isTrue();
     assertThat(foreign.exists()).isTrue();
     assertThat(deadButPopulated.exists()).isTrue();
+  }
+
+  /**
+   * The last process of a cgroup of ours whose creator is gone moves itself to the parent and
+   * removes it (a broker a CLI started, at its end); while anything else is inside, or the creator
+   * lives, nothing moves.
+   */
+  @Test
+  void theLastProcessOfAnOrphanedCgroupLeavesAndRemovesIt() throws Exception {
+    Process creator = start("exit 0");
+    long start = ProcFs.identity(creator.pid()).orElseThrow().startTime();
+    go(creator);
+    creator.waitFor();
+    Await.until(BOUND, "pid free", () -> ProcFs.identity(creator.pid()), Optional::isEmpty);
+    OwnedCgroups.OwnerCheck gone =
+        (ownerPid, ownerStart) ->
+            Liveness.judge(ProcessPlatform.get(), new ProcessIdentity(ownerPid, ownerStart, ""))
+                .isProvenGone();
+    Cgroup orphan =
+        parent.createChild(OwnedCgroups.PREFIX + creator.pid() + "-" + start + "-3-0000abcd");
+    created.add(orphan);
+    Process last = start("exec sleep 300");
+    orphan.enter(last.pid());
+    go(last);
+
+    Process other = start("exec sleep 300");
+    orphan.enter(other.pid());
+    go(other);
+    assertThat(OwnedCgroups.leaveIfOrphaned(orphan, last.pid(), Set.of(), gone)).isFalse();
+    Cgroup sub = orphan.createChild("sub"); // a tree it started, still running
+    sub.enter(other.pid());
+    assertThat(OwnedCgroups.leaveIfOrphaned(orphan, last.pid(), Set.of(), gone)).isFalse();
+    parent.enter(other.pid()); // that tree is gone: its empty cgroup goes with the orphan
+    Process companion = start("exec sleep 300"); // a sidecar that ends with it: moves with it
+    orphan.enter(companion.pid());
+    go(companion);
+    Cgroup owned = create(); // its creator, this JVM, lives
+    Process inOwned = start("exec sleep 300");
+    owned.enter(inOwned.pid());
+    go(inOwned);
+    assertThat(OwnedCgroups.leaveIfOrphaned(owned, inOwned.pid(), Set.of(), gone)).isFalse();
+    assertThat(owned.processes()).containsExactly(inOwned.pid());
+    assertThat(orphan.processes()).containsExactlyInAnyOrder(last.pid(), companion.pid());
+    assertThat(OwnedCgroups.leaveIfOrphaned(orphan, last.pid(), Set.of(), gone)).isFalse();
+
+    assertThat(OwnedCgroups.leaveIfOrphaned(orphan, last.pid(), Set.of(companion.pid()), gone))
+        .isTrue();
+    assertThat(parent.processes()).contains(companion.pid());
+    assertThat(sub.exists()).isFalse();
+    assertThat(orphan.exists()).isFalse();
+    assertThat(parent.processes()).contains(last.pid());
+    assertThat(last.isAlive()).isTrue();
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.lifecycle.process.cgroup;
 import dev.lifecycle.internal.Unguessable;
 import java.io.IOException;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -138,5 +139,49 @@ public final class OwnedCgroups {
       Log.LOG.debug("cannot list {} for stale cgroups", parent, e);
     }
     return removed;
+  }
+
+  /**
+   * Removes {@code own}, the cgroup this process {@code self} runs in, when it is one of ours whose
+   * creator is proven gone and nothing else is in it or below it but {@code self} and its {@code
+   * companions} (its tether sidecar, which ends with it): they move to the parent cgroup, then
+   * {@code own} is removed with its empty descendants (the cgroups of trees it has closed, if not
+   * removed yet). For the end of a tree that outlives its creator (a broker a CLI started): once
+   * its creator has exited, nobody else would remove the cgroup before the next lifecycle JVM's
+   * first spawn under the same parent. Anything that does not hold leaves everything as it is.
+   *
+   * @param own the cgroup this process is in
+   * @param self this process's pid
+   * @param companions processes of this one that end with it and may move with it
+   * @param gone judges the creator the name records
+   * @return true when {@code own} was removed
+   */
+  public static boolean leaveIfOrphaned(
+      Cgroup own, long self, Set<Long> companions, OwnerCheck gone) {
+    if (self <= 1 || !own.name().startsWith(PREFIX) || !ownerGone(own.name(), gone)) {
+      return false;
+    }
+    try {
+      Set<Long> members = own.members();
+      if (!members.contains(self)) {
+        return false;
+      }
+      for (long member : members) {
+        if (member != self && !companions.contains(member)) {
+          return false;
+        }
+      }
+      Cgroup parent = Cgroup.at(own.path().getParent());
+      for (long member : members) {
+        if (member != self) {
+          parent.enterUnlessExited(member);
+        }
+      }
+      parent.enter(self);
+      return own.remove();
+    } catch (IOException | RuntimeException e) {
+      Log.LOG.debug("cannot leave and remove {}", own, e);
+      return false;
+    }
   }
 }

@@ -4,14 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.jna.Platform;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import org.junit.jupiter.api.Test;
@@ -147,16 +145,8 @@ class JnaBootLibraryTest {
 
   /** Starts the platform in a fresh JVM with {@code -verbose:class}; returns its output. */
   private static String startPlatform(String... flags) throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> command =
-        new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-verbose:class"));
-    command.addAll(List.of(flags));
-    command.addAll(
-        List.of("-cp", System.getProperty("java.class.path"), PlatformStartMain.class.getName()));
-    Process jvm = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String output = new String(jvm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(jvm.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(jvm.exitValue()).as(output).isZero();
-    return output;
+    List<String> all = new ArrayList<>(List.of("-verbose:class"));
+    all.addAll(List.of(flags));
+    return PlatformStartMain.run(all.toArray(String[]::new));
   }
 }

@@ -2,12 +2,8 @@ package dev.lifecycle.posix;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,7 +15,7 @@ class JnaSearchPathTest {
 
   @Test
   void startingThePlatformStartsNoProcess() throws Exception {
-    String output = run();
+    String output = PlatformStartMain.run();
     assertThat(output.lines()).as(output).contains("posix-linux");
     // JNA's ldconfig is a child the JVM waits for: it would show in RUSAGE_CHILDREN
     assertThat(output.lines()).contains("children_maxrss=0");
@@ -29,7 +25,7 @@ class JnaSearchPathTest {
 
   @Test
   void aSearchPathTheUserSetIsKept() throws Exception {
-    String output = run("-D" + JnaSearchPath.PROPERTY + "=/nonexistent/lib");
+    String output = PlatformStartMain.run("-D" + JnaSearchPath.PROPERTY + "=/nonexistent/lib");
     assertThat(output.lines()).as(output).contains("posix-linux", "path=/nonexistent/lib");
   }
 
@@ -49,18 +45,5 @@ class JnaSearchPathTest {
         .doesNotContain("/nonexistent", dir.toString())
         .contains("/usr/lib")
         .doesNotHaveDuplicates();
-  }
-
-  private static String run(String... flags) throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> command = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED"));
-    command.addAll(List.of(flags));
-    command.addAll(
-        List.of("-cp", System.getProperty("java.class.path"), PlatformStartMain.class.getName()));
-    Process jvm = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String output = new String(jvm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(jvm.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(jvm.exitValue()).as(output).isZero();
-    return output;
   }
 }

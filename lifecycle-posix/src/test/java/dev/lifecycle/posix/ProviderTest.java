@@ -6,11 +6,9 @@ import dev.lifecycle.process.Capabilities;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.ProcessPlatformProvider;
 import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ServiceLoader;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -77,19 +75,7 @@ class ProviderTest {
             .map(entry -> Path.of(entry).equals(classes) ? copy.toString() : entry)
             .collect(Collectors.joining(File.pathSeparator));
     assertThat(classPath).contains(copy.toString());
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Process jvm =
-        new ProcessBuilder(
-                java,
-                "--enable-native-access=ALL-UNNAMED",
-                "-cp",
-                classPath,
-                PlatformStartMain.class.getName())
-            .redirectErrorStream(true)
-            .start();
-    String output = new String(jvm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(jvm.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(jvm.exitValue()).as(output).isZero();
+    String output = PlatformStartMain.runOn(classPath);
     assertThat(output.lines()).as(output).contains("posix-linux");
   }
 }

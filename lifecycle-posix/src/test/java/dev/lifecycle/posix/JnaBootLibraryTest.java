@@ -147,6 +147,6 @@ class JnaBootLibraryTest {
   private static String startPlatform(String... flags) throws Exception {
     List<String> all = new ArrayList<>(List.of("-verbose:class"));
     all.addAll(List.of(flags));
-    return PlatformStartMain.run(all.toArray(String[]::new));
+    return FreshJvm.run(PlatformStartMain.class, all.toArray(String[]::new));
   }
 }

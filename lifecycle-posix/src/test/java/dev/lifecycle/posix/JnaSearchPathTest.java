@@ -15,7 +15,7 @@ class JnaSearchPathTest {
 
   @Test
   void startingThePlatformStartsNoProcess() throws Exception {
-    String output = PlatformStartMain.run();
+    String output = FreshJvm.run(PlatformStartMain.class);
     assertThat(output.lines()).as(output).contains("posix-linux");
     // JNA's ldconfig is a child the JVM waits for: it would show in RUSAGE_CHILDREN
     assertThat(output.lines()).contains("children_maxrss=0");
@@ -25,7 +25,8 @@ class JnaSearchPathTest {
 
   @Test
   void aSearchPathTheUserSetIsKept() throws Exception {
-    String output = PlatformStartMain.run("-D" + JnaSearchPath.PROPERTY + "=/nonexistent/lib");
+    String output =
+        FreshJvm.run(PlatformStartMain.class, "-D" + JnaSearchPath.PROPERTY + "=/nonexistent/lib");
     assertThat(output.lines()).as(output).contains("posix-linux", "path=/nonexistent/lib");
   }
 

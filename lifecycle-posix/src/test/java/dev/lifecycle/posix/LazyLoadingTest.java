@@ -2,10 +2,6 @@ package dev.lifecycle.posix;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -52,21 +48,6 @@ class LazyLoadingTest {
   }
 
   private static String runLoggingClassLoads(Class<?> main) throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Process jvm =
-        new ProcessBuilder(
-                List.of(
-                    java,
-                    "--enable-native-access=ALL-UNNAMED",
-                    "-Xlog:class+load=info:stdout:none",
-                    "-cp",
-                    System.getProperty("java.class.path"),
-                    main.getName()))
-            .redirectErrorStream(true)
-            .start();
-    String output = new String(jvm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(jvm.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(jvm.exitValue()).as(output).isZero();
-    return output;
+    return FreshJvm.run(main, "-Xlog:class+load=info:stdout:none");
   }
 }

@@ -75,7 +75,7 @@ class ProviderTest {
             .map(entry -> Path.of(entry).equals(classes) ? copy.toString() : entry)
             .collect(Collectors.joining(File.pathSeparator));
     assertThat(classPath).contains(copy.toString());
-    String output = PlatformStartMain.runOn(classPath);
+    String output = FreshJvm.runOn(classPath, PlatformStartMain.class);
     assertThat(output.lines()).as(output).contains("posix-linux");
   }
 }

@@ -57,4 +57,16 @@ public final class Ascii {
     }
     return true;
   }
+
+  /**
+   * The 32 bits of {@code value} as eight lower-case hex digits, zero-padded (no {@code Formatter},
+   * which costs a short-lived JVM milliseconds to start).
+   *
+   * @param value the bits, read as unsigned
+   * @return e.g. {@code 00000abc} for 0xabc, {@code ffffffff} for -1
+   */
+  public static String hex8(int value) {
+    String hex = Integer.toHexString(value);
+    return "00000000".substring(hex.length()) + hex;
+  }
 }

@@ -92,8 +92,7 @@ final class RecordFormat {
   private static String crc(byte[] bytes, int length) {
     CRC32 crc = new CRC32();
     crc.update(bytes, 0, length);
-    String hex = Long.toHexString(crc.getValue()); // at most 8 digits: CRC-32 is 32 bits
-    return "00000000".substring(hex.length()) + hex;
+    return Ascii.hex8((int) crc.getValue()); // CRC-32 is 32 bits
   }
 
   /** Checks the end marker of a format-2 record: the last line, over every byte before it. */

@@ -1,5 +1,6 @@
 package dev.lifecycle.process.cgroup;
 
+import dev.lifecycle.internal.Ascii;
 import dev.lifecycle.internal.Unguessable;
 import java.io.IOException;
 import java.util.Optional;
@@ -55,13 +56,7 @@ public final class OwnedCgroups {
         + "-"
         + COUNTER.incrementAndGet()
         + "-"
-        + hex8((int) Unguessable.nextLong());
-  }
-
-  /** Eight lower-case hex digits, without Formatter (costly to start in a short-lived JVM). */
-  private static String hex8(int value) {
-    String hex = Integer.toHexString(value);
-    return "00000000".substring(hex.length()) + hex;
+        + Ascii.hex8((int) Unguessable.nextLong());
   }
 
   /** Judges, on proof only, whether the owner a name records is gone. */

@@ -29,6 +29,14 @@ class ClassDataArchiveTest {
         .orElse("");
   }
 
+  /** The archive a training run in {@link #dir} would write: its private name without the tail. */
+  private Path archiveOfATrainingRun() {
+    System.setProperty(ClassDataArchive.DIRECTORY_PROPERTY, dir.toString());
+    Path partial = Path.of(value(ClassDataArchive.options("broker"), "-XX:ArchiveClassesAtExit"));
+    String name = partial.getFileName().toString();
+    return dir.resolve(name.substring(0, name.indexOf(".jsa") + 4));
+  }
+
   @Test
   void nothingWithoutADirectory() {
     assertThat(ClassDataArchive.options("broker")).isEmpty();
@@ -56,10 +64,7 @@ class ClassDataArchiveTest {
 
   @Test
   void anArchiveOlderThanAJarOfTheClassPathIsRetrained() throws Exception {
-    System.setProperty(ClassDataArchive.DIRECTORY_PROPERTY, dir.toString());
-    Path partial = Path.of(value(ClassDataArchive.options("broker"), "-XX:ArchiveClassesAtExit"));
-    String name = partial.getFileName().toString();
-    Path archive = dir.resolve(name.substring(0, name.indexOf(".jsa") + 4));
+    Path archive = archiveOfATrainingRun();
     Files.write(archive, new byte[] {1});
     Files.setLastModifiedTime(archive, FileTime.from(Instant.EPOCH)); // older than every jar
     assertThat(value(ClassDataArchive.options("broker"), "-XX:ArchiveClassesAtExit")).isNotEmpty();
@@ -71,10 +76,7 @@ class ClassDataArchiveTest {
 
   @Test
   void anArchiveTheLastJvmRefusedIsRetrained() throws Exception {
-    System.setProperty(ClassDataArchive.DIRECTORY_PROPERTY, dir.toString());
-    Path partial = Path.of(value(ClassDataArchive.options("broker"), "-XX:ArchiveClassesAtExit"));
-    String name = partial.getFileName().toString();
-    Path archive = dir.resolve(name.substring(0, name.indexOf(".jsa") + 4));
+    Path archive = archiveOfATrainingRun();
     Files.write(archive, new byte[] {1}); // newer than every jar
     List<String> use = ClassDataArchive.options("broker");
     assertThat(value(use, "-XX:SharedArchiveFile")).isEqualTo(archive.toString());

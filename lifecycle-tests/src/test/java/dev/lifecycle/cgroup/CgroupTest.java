@@ -23,7 +23,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -157,6 +159,43 @@ class CgroupTest {
     assertThat(cgroup.awaitEmpty(Duration.ofMillis(200))).isFalse();
     assertThat(System.nanoTime() - t0).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(190));
     assertThat(cgroup.exists()).isTrue();
+  }
+
+  /**
+   * A cgroup removed while one of its files is being read (opened before the rmdir, read after: the
+   * kernel answers ENODEV) reads as removed, never as an error: a tree's own removal races every
+   * look at its cgroup, and an error there would read as "something may be left".
+   */
+  @Test
+  void aCgroupRemovedDuringAReadReadsAsEmptyNotAsAnError() throws Exception {
+    List<String> errors = new CopyOnWriteArrayList<>();
+    long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+    int rounds = 0;
+    while (System.nanoTime() < deadline && errors.isEmpty()) {
+      Cgroup cgroup = create();
+      var stop = new AtomicBoolean();
+      Thread reader =
+          new Thread(
+              () -> {
+                while (!stop.get()) {
+                  try {
+                    assertThat(cgroup.isPopulated()).isFalse();
+                    assertThat(cgroup.members()).isEmpty();
+                  } catch (IOException | RuntimeException | AssertionError e) {
+                    errors.add(e.toString());
+                    return;
+                  }
+                }
+              });
+      reader.start();
+      Thread.sleep(0, 200_000); // let the reader reach its loop before the removal
+      assertThat(cgroup.remove()).isTrue();
+      Thread.sleep(0, 200_000);
+      stop.set(true);
+      reader.join(BOUND.toMillis());
+      rounds++;
+    }
+    assertThat(errors).as("errors in %d rounds", rounds).isEmpty();
   }
 
   @Test

@@ -216,13 +216,9 @@ public final class Cgroup {
   }
 
   private static void readProcs(Path dir, List<Long> out) throws IOException {
-    byte[] text;
-    try {
-      text = Files.readAllBytes(dir.resolve("cgroup.procs"));
-    } catch (NoSuchFileException e) {
+    byte[] text = readUnlessRemoved(dir.resolve("cgroup.procs"));
+    if (text == null) {
       return; // removed meanwhile: no members
-    } catch (IOException e) {
-      throw Errno.wrap("read " + dir.resolve("cgroup.procs"), e);
     }
     long value = 0;
     boolean digits = false;
@@ -286,18 +282,24 @@ public final class Cgroup {
 
   /** {@code cgroup.events} now. */
   Events events() throws IOException {
-    String text;
+    byte[] text = readUnlessRemoved(path.resolve("cgroup.events"));
+    return text == null ? new Events(false, false) : Events.parse(new String(text, US_ASCII));
+  }
+
+  /**
+   * A file of a cgroup, or {@code null} when the cgroup has been removed: before the open (ENOENT)
+   * or between the open and the read (the kernel answers ENODEV). Its own removal races every look
+   * at a tree's cgroup, and an error there would read as "something may be left".
+   */
+  private static byte[] readUnlessRemoved(Path file) throws IOException {
     try {
-      text = Files.readString(path.resolve("cgroup.events"), US_ASCII);
-    } catch (NoSuchFileException e) {
-      if (!exists()) {
-        return new Events(false, false);
-      }
-      throw Errno.wrap("read " + path.resolve("cgroup.events"), e);
+      return Files.readAllBytes(file);
     } catch (IOException e) {
-      throw Errno.wrap("read " + path.resolve("cgroup.events"), e);
+      if (!Files.isDirectory(file.getParent())) {
+        return null;
+      }
+      throw Errno.wrap("read " + file, e);
     }
-    return Events.parse(text);
   }
 
   /** cgroup.events: whether populated, whether frozen. */

@@ -94,4 +94,19 @@ public record ProcessIdentity(long pid, long startTime, String bootId) {
     }
     return Match.UNKNOWN;
   }
+
+  // Written out: a record's generated equals and hashCode bootstrap method handles on first use
+  // (~25 ms in a fresh JDK 17), and a tree's termination hashes identities.
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof ProcessIdentity that
+        && pid == that.pid
+        && startTime == that.startTime
+        && bootId.equals(that.bootId);
+  }
+
+  @Override
+  public int hashCode() {
+    return (Long.hashCode(pid) * 31 + Long.hashCode(startTime)) * 31 + bootId.hashCode();
+  }
 }

@@ -9,6 +9,20 @@ import org.junit.jupiter.api.Test;
 class ProcessIdentityTest {
   private static final ProcessIdentity RECORDED = new ProcessIdentity(4242, 1000, "boot-a");
 
+  /** Value equality over all three parts, as a record's would be (the methods are written out). */
+  @Test
+  void equalExactlyWhenEveryPartIsEqual() {
+    ProcessIdentity same = new ProcessIdentity(4242, 1000, "boot-a");
+    assertThat(same).isEqualTo(RECORDED).hasSameHashCodeAs(RECORDED);
+    assertThat(RECORDED)
+        .isNotEqualTo(new ProcessIdentity(4243, 1000, "boot-a"))
+        .isNotEqualTo(new ProcessIdentity(4242, 1001, "boot-a"))
+        .isNotEqualTo(new ProcessIdentity(4242, 1000, "boot-b"))
+        .isNotEqualTo(ProcessIdentity.ofPid(4242))
+        .isNotEqualTo(null)
+        .isNotEqualTo("4242");
+  }
+
   @Test
   void sameWhenEveryPartIsKnownAndEqual() {
     assertThat(RECORDED.match(new ProcessIdentity(4242, 1000, "boot-a"))).isEqualTo(Match.SAME);

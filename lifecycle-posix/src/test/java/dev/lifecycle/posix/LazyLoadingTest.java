@@ -2,7 +2,11 @@ package dev.lifecycle.posix;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A client's reads through {@link dev.lifecycle.process.ProcessPlatform#get()} load neither JNA nor
@@ -47,7 +51,24 @@ class LazyLoadingTest {
         .doesNotContain("org.slf4j.LoggerFactory ");
   }
 
-  private static String runLoggingClassLoads(Class<?> main) throws Exception {
-    return FreshJvm.run(main, "-Xlog:class+load=info:stdout:none");
+  /**
+   * Neither tier's termination uses a record's generated {@code equals} or {@code hashCode}: their
+   * first call bootstraps method handles ({@code ObjectMethods}), ~25 ms of a fresh JDK 17, which
+   * doubled the close of an exited SESSION tree (docs/PERFORMANCE.md, "Sixth pass").
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"auto", "session"})
+  void aTreesLifeBootstrapsNoRecordMethods(String containment) throws Exception {
+    String output =
+        runLoggingClassLoads(TreeLifeMain.class, "-Dlifecycle.containment=" + containment);
+    assertThat(output)
+        .contains("exit 0", "complete true")
+        .doesNotContain("java.lang.runtime.ObjectMethods ");
+  }
+
+  private static String runLoggingClassLoads(Class<?> main, String... flags) throws Exception {
+    List<String> all = new ArrayList<>(List.of(flags));
+    all.add("-Xlog:class+load=info:stdout:none");
+    return FreshJvm.run(main, all.toArray(String[]::new));
   }
 }

@@ -162,9 +162,10 @@ class CgroupTest {
   }
 
   /**
-   * A cgroup removed while one of its files is being read (opened before the rmdir, read after: the
-   * kernel answers ENODEV) reads as removed, never as an error: a tree's own removal races every
-   * look at its cgroup, and an error there would read as "something may be left".
+   * A cgroup removed while one of its files is being read reads as removed, never as an error: a
+   * tree's own removal races every look at its cgroup, and an error there would read as "something
+   * may be left". Two windows: a file opened before the rmdir and read after (ENODEV), and a file
+   * opened after the kernel deactivated the cgroup's files but before it unlinked the directory.
    */
   @Test
   void aCgroupRemovedDuringAReadReadsAsEmptyNotAsAnError() throws Exception {

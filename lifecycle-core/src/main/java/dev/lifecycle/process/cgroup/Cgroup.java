@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One cgroup v2 directory, by path: create children, move processes in, read members, kill, freeze,
@@ -30,6 +31,8 @@ import java.util.concurrent.TimeoutException;
  * {@code "/sys/fs/cgroup/x/cgroup.procs: EACCES (Permission denied)"}.
  */
 public final class Cgroup {
+  /** How long a removal may leave the directory behind its deactivated files. */
+  private static final Duration REMOVAL_WINDOW = Duration.ofMillis(10);
 
   private final CgroupHierarchy hierarchy;
   private final Path path;
@@ -287,18 +290,26 @@ public final class Cgroup {
   }
 
   /**
-   * A file of a cgroup, or {@code null} when the cgroup has been removed: before the open (ENOENT)
-   * or between the open and the read (the kernel answers ENODEV). Its own removal races every look
-   * at a tree's cgroup, and an error there would read as "something may be left".
+   * A file of a cgroup, or {@code null} when the cgroup has been removed. Its own removal races
+   * every look at a tree's cgroup: the kernel first deactivates the cgroup's files (a read of an
+   * open one fails with ENODEV, an open with ENOENT) and only then unlinks the directory. A failed
+   * read is therefore retried while the directory is still there, for at most {@link
+   * #REMOVAL_WINDOW}, and an error is reported only when the cgroup outlives that.
    */
   private static byte[] readUnlessRemoved(Path file) throws IOException {
-    try {
-      return Files.readAllBytes(file);
-    } catch (IOException e) {
-      if (!Files.isDirectory(file.getParent())) {
-        return null;
+    long deadline = System.nanoTime() + REMOVAL_WINDOW.toNanos();
+    while (true) {
+      try {
+        return Files.readAllBytes(file);
+      } catch (IOException e) {
+        if (!Files.isDirectory(file.getParent())) {
+          return null;
+        }
+        if (System.nanoTime() - deadline > 0) {
+          throw Errno.wrap("read " + file, e);
+        }
+        LockSupport.parkNanos(20_000);
       }
-      throw Errno.wrap("read " + file, e);
     }
   }
 

@@ -149,8 +149,24 @@ public final class CgroupHierarchy {
    * @return its cgroup, or empty when the file cannot be read or the cgroup was deleted
    */
   public Optional<Cgroup> of(long pid) {
+    return read(Path.of("/proc/" + pid + "/cgroup"));
+  }
+
+  /**
+   * The cgroup this JVM is in now.
+   *
+   * <p>Read through {@code /proc/self}, which names the reader even where {@code /proc} is another
+   * pid namespace's, and which starts no JDK process API (its reaper set-up) in a short-lived JVM.
+   *
+   * @return this JVM's cgroup, or empty when it cannot be read
+   */
+  public Optional<Cgroup> ofSelf() {
+    return read(Path.of("/proc/self/cgroup"));
+  }
+
+  private Optional<Cgroup> read(Path file) {
     try {
-      for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/cgroup"))) {
+      for (String line : Files.readAllLines(file)) {
         if (line.startsWith("0::")) {
           String relative = line.substring(3);
           if (relative.endsWith(" (deleted)")) {
@@ -163,15 +179,6 @@ public final class CgroupHierarchy {
       return Optional.empty();
     }
     return Optional.empty();
-  }
-
-  /**
-   * The cgroup this JVM is in now.
-   *
-   * @return this JVM's cgroup, or empty when it cannot be read
-   */
-  public Optional<Cgroup> ofSelf() {
-    return of(ProcessHandle.current().pid());
   }
 
   @Override

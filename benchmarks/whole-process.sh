@@ -23,8 +23,12 @@ jars() { # the examples jar first, then core, posix and the runtime dependencies
   printf ':%s' "$REPO/org/slf4j/slf4j-api/2.0.20/slf4j-api-2.0.20.jar"
   printf ':%s' "$REPO/org/slf4j/slf4j-simple/2.0.20/slf4j-simple-2.0.20.jar"
 }
+libs() { # what a user's program has: the library and its runtime dependencies, no examples jar
+  jars "$1" | cut -d: -f2-
+}
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java # the launcher honours JAVA_HOME too
 echo "== $($JAVA -version 2>&1 | head -1), nproc $(nproc), kernel $(uname -r)"
-$JAVA -Dbefore.cp="$(jars "$BEFORE")" -Dafter.cp="$(jars "$PWD")" \
+$JAVA -Dbefore.cp="$(jars "$BEFORE")" \
+  -Dbefore.libcp="$(libs "$BEFORE")" -Dafter.libcp="$(libs "$PWD")" \
   -Dlauncher="$PWD/examples/target/lifecycle-example" -Dbench.classes="$PWD/benchmarks/target/classes" \
   -cp benchmarks/target/benchmarks.jar dev.lifecycle.bench.WholeProcessHarness "$GROUPS" "$ROUNDS"

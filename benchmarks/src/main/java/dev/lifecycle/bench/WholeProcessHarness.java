@@ -22,12 +22,14 @@ import java.util.concurrent.TimeUnit;
  * changes (a class path of the old build, run as its tests ran it) and after them (its launcher,
  * with and without the class-data archive), warm and cold; and a program that spawns one child,
  * waits, closes the tree and returns from {@code main}, against the same program on {@link
- * ProcessBuilder}, before and after. Wall time from {@code start()} to {@code waitFor()}; CPU from
+ * ProcessBuilder}, before and after, on the library's class path alone, also in the SESSION tier
+ * and on the pure-JDK platform. Wall time from {@code start()} to {@code waitFor()}; CPU from
  * {@code getrusage(RUSAGE_CHILDREN)} (the child and the descendants it waited for: a broker a cold
  * CLI starts is not included).
  *
  * <pre>
- * java -Dbefore.cp=... -Dafter.cp=... -Dlauncher=examples/target/lifecycle-example \
+ * java -Dbefore.cp=... -Dbefore.libcp=... -Dafter.libcp=... \
+ *   -Dlauncher=examples/target/lifecycle-example \
  *   -Dbench.classes=benchmarks/target/classes -cp benchmarks/target/benchmarks.jar \
  *   dev.lifecycle.bench.WholeProcessHarness warm,spawn,cold,classes 15
  * </pre>
@@ -56,7 +58,11 @@ public final class WholeProcessHarness {
 
   private final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
   private final String beforeCp = require("before.cp");
-  private final String afterCp = require("after.cp");
+  // The spawn programs run on the library alone: the examples jar's Class-Path names 20 jars
+  // (the MCP SDK, Jackson, Reactor) that a service lookup would open and a user's CLI need not
+  // have.
+  private final String beforeLibCp = require("before.libcp");
+  private final String afterLibCp = require("after.libcp");
   private final String launcher = require("launcher");
   private final String classes = require("bench.classes");
   private final Path scratch;
@@ -169,17 +175,25 @@ public final class WholeProcessHarness {
 
   private Map<String, Run> spawnRuns() {
     Map<String, Run> runs = new LinkedHashMap<>();
-    runs.put("ProcessBuilder spawn-wait-exit", spawnExit(afterCp, "pb"));
-    runs.put("ProcessTree before", spawnExit(beforeCp, "tree"));
-    runs.put("ProcessTree after", spawnExit(afterCp, "tree"));
+    runs.put("ProcessBuilder spawn-wait-exit", spawnExit(afterLibCp, "pb"));
+    runs.put("ProcessTree before", spawnExit(beforeLibCp, "tree"));
+    runs.put("ProcessTree after", spawnExit(afterLibCp, "tree"));
+    // Where the floor is: the same tree without a cgroup (no cgroup.procs write, whose first use
+    // waits for an RCU grace period in the kernel), and on the pure-JDK platform (no JNA start).
+    runs.put(
+        "ProcessTree after, SESSION tier",
+        withJvmFlag(spawnExit(afterLibCp, "tree"), "-Dlifecycle.containment=session"));
+    runs.put(
+        "ProcessTree after, pure-JDK platform",
+        withJvmFlag(spawnExit(afterLibCp, "tree"), "-Dlifecycle.platform=jdk"));
     return runs;
   }
 
   private Map<String, Run> leaveRuns() {
     Map<String, Run> runs = new LinkedHashMap<>();
-    runs.put("ProcessBuilder, child left running", spawnExit(afterCp, "pb-leave"));
-    runs.put("platform before, child left running", spawnExit(beforeCp, "platform-leave"));
-    runs.put("platform after, child left running", spawnExit(afterCp, "platform-leave"));
+    runs.put("ProcessBuilder, child left running", spawnExit(afterLibCp, "pb-leave"));
+    runs.put("platform before, child left running", spawnExit(beforeLibCp, "platform-leave"));
+    runs.put("platform after, child left running", spawnExit(afterLibCp, "platform-leave"));
     return runs;
   }
 
@@ -283,7 +297,7 @@ public final class WholeProcessHarness {
     runs.put(
         "warm CLI after",
         new Run(after1.command(), Map.of("LIFECYCLE_EXAMPLE_JAVA_OPTS", log), ""));
-    runs.put("ProcessTree spawn-wait-close after", withJvmFlag(spawnExit(afterCp, "tree"), log));
+    runs.put("ProcessTree spawn-wait-close after", withJvmFlag(spawnExit(afterLibCp, "tree"), log));
     for (Map.Entry<String, Run> entry : runs.entrySet()) {
       String out = output(entry.getValue());
       long all = out.lines().filter(l -> l.contains(" source: ")).count();

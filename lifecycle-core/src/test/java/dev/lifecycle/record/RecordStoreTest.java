@@ -2,13 +2,13 @@ package dev.lifecycle.record;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.lifecycle.probe.Endpoint;
 import dev.lifecycle.probe.ProbeResult;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.record.ReadResult.Status;
+import dev.lifecycle.testing.Requirement;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -148,7 +148,7 @@ class RecordStoreTest {
 
   @Test
   void directoryOwnedByAnotherUserIsRefused() throws IOException {
-    assumeTrue("root".equals(System.getProperty("user.name")), "needs root to chown");
+    Requirement.require("root".equals(System.getProperty("user.name")), "needs root to chown");
     Path dir = Files.createDirectory(tmp.resolve("theirs"));
     Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
     Files.setOwner(
@@ -251,7 +251,7 @@ class RecordStoreTest {
 
   @Test
   void ownerWhosePidNowNamesAnotherProcessIsProvenGone() throws IOException {
-    assumeTrue(platform.self().isComplete(), "needs start time and boot id");
+    Requirement.require(platform.self().isComplete(), "needs start time and boot id");
     RecordStore store = store();
     ProcessIdentity self = platform.self();
     ProcessIdentity earlier =

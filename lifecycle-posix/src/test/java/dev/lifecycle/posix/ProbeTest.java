@@ -4,7 +4,6 @@ import static dev.lifecycle.posix.Children.PLATFORM;
 import static dev.lifecycle.posix.Children.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
@@ -14,6 +13,7 @@ import dev.lifecycle.process.SignalResult;
 import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
 import dev.lifecycle.process.UnsafeSignalException;
+import dev.lifecycle.testing.Requirement;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -165,7 +165,8 @@ class ProbeTest {
       assertThat(PLATFORM.probe(1)).isEqualTo(Liveness.ALIVE_NOT_OURS);
       return;
     }
-    assumeThat(Path.of("/usr/bin/setpriv")).isExecutable();
+    Requirement.require(
+        Files.isExecutable(Path.of("/usr/bin/setpriv")), "setpriv (util-linux) missing");
     Path sandbox = Files.createTempDirectory("lifecycle-eperm");
     try {
       List<String> command = new ArrayList<>();

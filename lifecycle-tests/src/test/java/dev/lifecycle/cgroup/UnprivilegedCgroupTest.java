@@ -2,10 +2,10 @@ package dev.lifecycle.cgroup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lifecycle.Fixtures;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.cgroup.Cgroup;
 import dev.lifecycle.process.cgroup.OwnedCgroups;
+import dev.lifecycle.testing.Requirement;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import java.io.BufferedReader;
 import java.io.File;
@@ -42,10 +42,10 @@ class UnprivilegedCgroupTest {
   void anUnprivilegedJvmInADelegatedCgroupContainsItsTrees() throws Exception {
     Cgroup parent = Cgroups.writableParentOrSkip();
     if (!"0".equals(String.valueOf(Files.getAttribute(Path.of("/proc/self"), "unix:uid")))) {
-      Fixtures.skipOrFail("setting up a delegated cgroup needs root");
+      Requirement.unmet("setting up a delegated cgroup needs root");
     }
     if (!Files.isExecutable(Path.of("/usr/bin/setpriv"))) {
-      Fixtures.skipOrFail("setpriv (util-linux) missing");
+      Requirement.unmet("setpriv (util-linux) missing");
     }
     Cgroup delegated =
         parent.createChild(

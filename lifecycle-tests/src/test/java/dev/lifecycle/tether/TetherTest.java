@@ -1,7 +1,6 @@
 package dev.lifecycle.tether;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
@@ -9,6 +8,7 @@ import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
 import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.testing.Requirement;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.TreeOptions;
@@ -42,7 +42,7 @@ class TetherTest {
 
   @BeforeEach
   void linuxOnly() {
-    assumeTrue(ProcFs.isAvailable(), "the tether's tested guarantees need /proc");
+    Requirement.require(ProcFs.isAvailable(), "the tether's tested guarantees need /proc");
   }
 
   @AfterEach

@@ -2,7 +2,6 @@ package dev.lifecycle.tree;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lifecycle.Fixtures;
 import dev.lifecycle.cgroup.Cgroups;
 import dev.lifecycle.process.Containment;
 import dev.lifecycle.process.ContainmentTier;
@@ -13,6 +12,7 @@ import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.procfs.ProcFs;
 import dev.lifecycle.testing.Await;
+import dev.lifecycle.testing.Requirement;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -58,7 +58,7 @@ class RealDaemonsTest {
   private static Path require(String program) {
     Path path = Path.of(program);
     if (!Files.isExecutable(path)) {
-      Fixtures.skipOrFail(program + " is not installed (apt-get install redis-server nginx)");
+      Requirement.unmet(program + " is not installed (apt-get install redis-server nginx)");
     }
     return path;
   }

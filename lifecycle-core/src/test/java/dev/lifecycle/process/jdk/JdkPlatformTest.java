@@ -2,7 +2,6 @@ package dev.lifecycle.process.jdk;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
@@ -14,6 +13,7 @@ import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
 import dev.lifecycle.process.UnsafeSignalException;
 import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.testing.Requirement;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -34,7 +34,7 @@ class JdkPlatformTest {
 
   @BeforeAll
   static void linuxOnly() {
-    assumeTrue(ProcFs.isAvailable(), "these tests read /proc");
+    Requirement.require(ProcFs.isAvailable(), "these tests read /proc");
   }
 
   @AfterEach
@@ -60,7 +60,7 @@ class JdkPlatformTest {
 
   @Test
   void childLeadsItsOwnSessionThroughSetsid() throws Exception {
-    assumeTrue(platform.capabilities().newSession(), "util-linux setsid absent");
+    Requirement.require(platform.capabilities().newSession(), "util-linux setsid absent");
     SupervisedProcess child = spawn(SpawnOptions.defaults(), "sleep", "30");
     // The fallback's documented window: until setsid(1) has called setsid(), the child is still
     // in our session. Poll (bounded) for the moment it leads its own.

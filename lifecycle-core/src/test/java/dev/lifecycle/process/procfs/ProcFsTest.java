@@ -2,13 +2,13 @@ package dev.lifecycle.process.procfs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessPlatform.EnvironmentEntry;
 import dev.lifecycle.process.ProcessState;
 import dev.lifecycle.process.ProcessTable;
+import dev.lifecycle.testing.Requirement;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +26,7 @@ class ProcFsTest {
 
   @BeforeAll
   static void linuxOnly() {
-    assumeTrue(ProcFs.isAvailable(), "needs Linux /proc");
+    Requirement.require(ProcFs.isAvailable(), "needs Linux /proc");
   }
 
   private static ProcessInfo parse(String line) {
@@ -118,7 +118,7 @@ class ProcFsTest {
     // between an execve's point of no return and the layout of the new environment.
     String stat = Files.readString(Path.of("/proc/self/stat")).trim();
     String[] afterComm = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-    assumeTrue(afterComm.length >= 49, "a kernel that reports env_end");
+    Requirement.require(afterComm.length >= 49, "a kernel that reports env_end");
     afterComm[48] = "0"; // field 51 = index 48 after pid and comm
     String insideExec = stat.substring(0, stat.lastIndexOf(')') + 2) + String.join(" ", afterComm);
     byte[] laidOut = "HOME=/root\0LIFECYCLE_TREE=abc\0".getBytes(StandardCharsets.UTF_8);
@@ -166,7 +166,7 @@ class ProcFsTest {
   private static String withField(String stat, int n, String value) {
     int close = stat.lastIndexOf(')');
     String[] fields = stat.substring(close + 2).split(" ");
-    assumeTrue(fields.length >= 49, "a kernel that reports env_end");
+    Requirement.require(fields.length >= 49, "a kernel that reports env_end");
     fields[n - 3] = value;
     return stat.substring(0, close + 2) + String.join(" ", fields);
   }

@@ -63,6 +63,7 @@ public final class FileLocks {
    * @throws IOException if the action fails or the lock file cannot be opened
    * @throws Timeout when another thread or process held it for longer than {@code timeout}
    */
+  @SuppressWarnings("try") // the FileLock is held, not used: closing it is the release
   public static <T> T holding(Path lockFile, Duration timeout, Action<T> action)
       throws IOException {
     Path key = lockFile.toAbsolutePath().normalize();

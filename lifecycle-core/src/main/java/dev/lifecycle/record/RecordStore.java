@@ -34,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
@@ -208,7 +209,7 @@ public final class RecordStore {
       throw new IllegalArgumentException("record " + name + " not published: " + unconfined);
     }
     byte[] bytes = RecordFormat.write(record);
-    Optional<SessionRecord>[] kept = new Optional[] {Optional.empty()};
+    AtomicReference<Optional<SessionRecord>> kept = new AtomicReference<>(Optional.empty());
     AtomicFile.replace(
         target,
         bytes,
@@ -217,8 +218,8 @@ public final class RecordStore {
                 name,
                 () -> {
                   if (ifVacant) {
-                    kept[0] = servedByAnother(target, record);
-                    if (kept[0].isPresent()) {
+                    kept.set(servedByAnother(target, record));
+                    if (kept.get().isPresent()) {
                       return null; // the temp file is removed by replace()
                     }
                   }
@@ -226,7 +227,7 @@ public final class RecordStore {
                   sweepLocked(name, record);
                   return null;
                 }));
-    return kept[0];
+    return kept.get();
   }
 
   private Optional<SessionRecord> servedByAnother(Path file, SessionRecord mine)

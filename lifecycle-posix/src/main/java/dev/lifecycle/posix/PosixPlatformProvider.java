@@ -9,6 +9,9 @@ public final class PosixPlatformProvider implements ProcessPlatformProvider {
   /** Above the pure-JDK fallback (0). */
   public static final int PRIORITY = 100;
 
+  /** For {@link java.util.ServiceLoader} and for loading by class name; cheap, binds nothing. */
+  public PosixPlatformProvider() {}
+
   @Override
   public int priority() {
     return PRIORITY;

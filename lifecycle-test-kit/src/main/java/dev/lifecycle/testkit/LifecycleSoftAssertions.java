@@ -14,4 +14,8 @@ import org.assertj.core.api.AbstractSoftAssertions;
  * }</pre>
  */
 public class LifecycleSoftAssertions extends AbstractSoftAssertions
-    implements LifecycleSoftAssertionsProvider {}
+    implements LifecycleSoftAssertionsProvider {
+
+  /** An empty collection of soft assertions. */
+  public LifecycleSoftAssertions() {}
+}

@@ -26,6 +26,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -175,6 +176,7 @@ class CgroupTest {
     while (System.nanoTime() < deadline && errors.isEmpty()) {
       Cgroup cgroup = create();
       var stop = new AtomicBoolean();
+      var reads = new AtomicLong();
       Thread reader =
           new Thread(
               () -> {
@@ -182,6 +184,7 @@ class CgroupTest {
                   try {
                     assertThat(cgroup.isPopulated()).isFalse();
                     assertThat(cgroup.members()).isEmpty();
+                    reads.incrementAndGet();
                   } catch (IOException | RuntimeException | AssertionError e) {
                     errors.add(e.toString());
                     return;
@@ -189,14 +192,26 @@ class CgroupTest {
                 }
               });
       reader.start();
-      Thread.sleep(0, 200_000); // let the reader reach its loop before the removal
-      assertThat(cgroup.remove()).isTrue();
-      Thread.sleep(0, 200_000);
-      stop.set(true);
-      reader.join(BOUND.toMillis());
+      try {
+        awaitReads(reads, 1, errors); // the reader is in its loop: the removal races a read
+        assertThat(cgroup.remove()).isTrue();
+        awaitReads(reads, reads.get() + 2, errors); // reads that began after the removal
+      } finally {
+        stop.set(true);
+        reader.join(BOUND.toMillis());
+      }
       rounds++;
     }
     assertThat(errors).as("errors in %d rounds", rounds).isEmpty();
+  }
+
+  /** Spins (bounded) until the reader has completed {@code atLeast} reads or reported an error. */
+  private static void awaitReads(AtomicLong reads, long atLeast, List<String> errors) {
+    long deadline = System.nanoTime() + BOUND.toNanos();
+    while (reads.get() < atLeast && errors.isEmpty()) {
+      assertThat(System.nanoTime() - deadline).as("reader progress").isNegative();
+      Thread.onSpinWait();
+    }
   }
 
   @Test

@@ -55,7 +55,21 @@ public final class Threads {
    * @return the factory
    */
   public static ThreadFactory daemons(String name) {
-    return body -> daemon(name, body);
+    return new Daemons(name);
+  }
+
+  /** A class, not a lambda: some factories are first used as a short-lived program ends. */
+  private static final class Daemons implements ThreadFactory {
+    private final String name;
+
+    Daemons(String name) {
+      this.name = name;
+    }
+
+    @Override
+    public Thread newThread(Runnable body) {
+      return daemon(name, body);
+    }
   }
 
   /**

@@ -26,7 +26,12 @@ public final class ProcessTable {
     Map<Long, List<ProcessInfo>> children = new HashMap<>();
     for (ProcessInfo row : rows) {
       pids.put(row.pid(), row);
-      children.computeIfAbsent(row.ppid(), k -> new ArrayList<>()).add(row);
+      List<ProcessInfo> siblings = children.get(row.ppid());
+      if (siblings == null) {
+        siblings = new ArrayList<>();
+        children.put(row.ppid(), siblings);
+      }
+      siblings.add(row);
     }
     this.byPid = Collections.unmodifiableMap(pids);
     this.childrenByPpid = children;
@@ -99,7 +104,8 @@ public final class ProcessTable {
    * @return pid, start time and the snapshot's boot id, or empty when absent
    */
   public Optional<ProcessIdentity> identity(long pid) {
-    return get(pid).map(p -> p.identity(bootId));
+    ProcessInfo row = byPid.get(pid);
+    return row == null ? Optional.empty() : Optional.of(row.identity(bootId));
   }
 
   /**

@@ -176,8 +176,12 @@ final class CgroupTermination {
    * leader, whose exit status belongs to its own waiter.
    */
   Set<ProcessIdentity> seen() {
-    Set<ProcessIdentity> out = new HashSet<>(seen);
-    out.removeIf(id -> id.pid() == leader.pid());
+    Set<ProcessIdentity> out = new HashSet<>();
+    for (ProcessIdentity id : seen) { // a loop, not removeIf: no lambda on an exited tree's close
+      if (id.pid() != leader.pid()) {
+        out.add(id);
+      }
+    }
     return Set.copyOf(out);
   }
 

@@ -596,7 +596,7 @@ public final class ProcessTree implements AutoCloseable {
   private TerminationReport sessionTermination(Duration grace) {
     Termination termination =
         new Termination(
-            platform, scanner, groupSignals, grace, options, null, Duration.ZERO, leader::reap);
+            platform, scanner, groupSignals, grace, options, null, Duration.ZERO, leader);
     TerminationReport report = termination.run();
     return report.withContainment(
         ContainmentTier.SESSION, tierReason, termination.unprovable(), reportLabel());

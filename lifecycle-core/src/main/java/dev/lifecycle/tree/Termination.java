@@ -7,6 +7,7 @@ import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.SignalResult;
+import dev.lifecycle.process.SupervisedProcess;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -20,7 +21,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 
 /**
@@ -40,6 +40,9 @@ import java.util.function.Predicate;
  * unreaped zombie): then no other group can have its id. The leader is reaped in {@link
  * State#REAP}, after the last group signal. Without group signals, or once the group id is not
  * pinned, every process is signalled on its own, by identity.
+ *
+ * <p>The path of a tree found gone (SCAN to REAP) runs no lambda or stream: it is a short-lived
+ * program's usual close, in a cold JVM, where each first lambda costs about a millisecond.
  */
 final class Termination {
 
@@ -86,7 +89,7 @@ final class Termination {
   private final TreeOptions options;
   private final Runnable beforeKill;
   private final Duration beforeKillTimeout;
-  private final BooleanSupplier reapLeader;
+  private final SupervisedProcess leader; // reaped once gone; null when there is none to reap
 
   private final Set<ProcessIdentity> termed = new HashSet<>();
   private final Set<ProcessIdentity> killed = new HashSet<>();
@@ -116,7 +119,7 @@ final class Termination {
    * @param groupSignals whether the platform can signal groups and the scope's group is the tree's
    * @param beforeKill run (bounded by {@code beforeKillTimeout}) after the grace, before SIGKILL;
    *     {@code null} for none
-   * @param reapLeader reaps the leader once it is gone; {@code null} when there is none to reap
+   * @param leader reaped once it is gone; {@code null} when there is none to reap
    */
   Termination(
       ProcessPlatform platform,
@@ -126,7 +129,7 @@ final class Termination {
       TreeOptions options,
       Runnable beforeKill,
       Duration beforeKillTimeout,
-      BooleanSupplier reapLeader) {
+      SupervisedProcess leader) {
     this.platform = platform;
     this.scanner = scanner;
     this.scope = scanner.scope();
@@ -135,7 +138,7 @@ final class Termination {
     this.options = options;
     this.beforeKill = beforeKill;
     this.beforeKillTimeout = beforeKillTimeout;
-    this.reapLeader = reapLeader;
+    this.leader = leader;
   }
 
   /** What the last cookie search could not rule out (SESSION tier); see {@link TreeScanner}. */
@@ -251,8 +254,8 @@ final class Termination {
       }
       case SWEEP -> confirmedEmpty && !unsettled ? State.REAP : sweep();
       case REAP -> {
-        if (reapLeader != null && platform.probe(scope.anchor()) == Liveness.GONE) {
-          reaped = reapLeader.getAsBoolean(); // last: the group id is free from here on
+        if (leader != null && platform.probe(scope.anchor()) == Liveness.GONE) {
+          reaped = leader.reap(); // last: the group id is free from here on
         }
         yield State.DONE;
       }
@@ -342,17 +345,27 @@ final class Termination {
     if (withCookie) {
       suspects = scan.suspects();
     }
-    Predicate<TreeMember> ours = m -> !skipped.contains(m.identity());
-    TreeView view =
-        new TreeView(
-            scanned.members().stream().filter(ours).toList(),
-            scanned.escapees().stream().filter(ours).toList());
+    TreeView view = new TreeView(ours(scanned.members()), ours(scanned.escapees()));
     for (TreeMember escapee : view.escapees()) {
       escapees.merge(escapee.identity(), escapee, TreeMember::foundAlsoBy);
     }
     last = view;
     confirmedEmpty = withCookie && view.isEmpty(); // nothing by any means: nothing to sweep
     return view;
+  }
+
+  /** Without those found not to be ours; a loop, not a stream (see the class comment). */
+  private List<TreeMember> ours(List<TreeMember> scanned) {
+    if (skipped.isEmpty()) {
+      return scanned;
+    }
+    List<TreeMember> out = new ArrayList<>(scanned.size());
+    for (TreeMember member : scanned) {
+      if (!skipped.contains(member.identity())) {
+        out.add(member);
+      }
+    }
+    return out;
   }
 
   /**

@@ -23,6 +23,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * parent died and they were re-parented to init. What one scan could not settle (a process inside
  * execve, suspects) belongs to that scan's {@link Scan}, so concurrent scans (a {@code view()}
  * while a termination runs) never overwrite each other's answer. Thread-safe.
+ *
+ * <p>Plain loops, no lambdas or streams: a short-lived program's one termination runs this in a
+ * cold JVM, where each first lambda costs about a millisecond of class generation.
  */
 final class TreeScanner {
   private static final String COOKIE = SpawnOptions.COOKIE_VARIABLE;
@@ -74,12 +77,11 @@ final class TreeScanner {
   Scan scan(boolean withCookie) {
     ProcessTable table = platform.snapshot();
     String boot = table.bootId();
-    ProcessInfo anchorRow =
-        table
-            .get(scope.anchor().pid())
-            .filter(
-                row -> scope.anchor().match(row.identity(boot)) != ProcessIdentity.Match.DIFFERENT)
-            .orElse(null);
+    ProcessInfo anchorRow = table.get(scope.anchor().pid()).orElse(null);
+    if (anchorRow != null
+        && scope.anchor().match(anchorRow.identity(boot)) == ProcessIdentity.Match.DIFFERENT) {
+      anchorRow = null;
+    }
     boolean pinned = anchorRow != null;
     CookieSearch search =
         withCookie && !scope.cookie().isEmpty()
@@ -109,8 +111,13 @@ final class TreeScanner {
     }
     // Parentage: descendants of the anchor and of everything found (zombies keep their children's
     // ppid until reaped, so they count as roots too).
-    Deque<Long> roots = new ArrayDeque<>(found.keySet());
-    roots.addAll(remembered);
+    Deque<Long> roots = new ArrayDeque<>();
+    for (long pid : found.keySet()) {
+      roots.add(pid); // not addAll: ArrayDeque's links a method reference
+    }
+    for (long pid : remembered) {
+      roots.add(pid);
+    }
     if (pinned) {
       roots.add(anchorRow.pid());
     }
@@ -158,10 +165,10 @@ final class TreeScanner {
         continue;
       }
       // Read again now: "unreadable" is also what a process that just exited looks like.
-      platform
-          .info(pid)
-          .filter(row -> !row.hasExited() && row.startTime() == startOf(table, pid))
-          .ifPresent(row -> lines.add(describeSuspect(row, suspect.getValue())));
+      ProcessInfo row = platform.info(pid).orElse(null);
+      if (row != null && !row.hasExited() && row.startTime() == startOf(table, pid)) {
+        lines.add(describeSuspect(row, suspect.getValue()));
+      }
     }
     return new Scan(new TreeView(members, escapees), search.pending, List.copyOf(lines));
   }
@@ -215,7 +222,8 @@ final class TreeScanner {
   }
 
   private static long startOf(ProcessTable table, long pid) {
-    return table.get(pid).map(ProcessInfo::startTime).orElse(-1L);
+    ProcessInfo row = table.get(pid).orElse(null);
+    return row == null ? -1L : row.startTime();
   }
 
   private static String describeSuspect(ProcessInfo row, EnvironmentEntry entry) {
@@ -242,12 +250,18 @@ final class TreeScanner {
     Set<Long> out = new HashSet<>();
     long pid = selfPid;
     while (pid > 1 && out.add(pid)) {
-      pid = table.get(pid).map(ProcessInfo::ppid).orElse(0L);
+      ProcessInfo row = table.get(pid).orElse(null);
+      pid = row == null ? 0L : row.ppid();
     }
     return out;
   }
 
   private static void add(Map<Long, Set<Discovery>> found, long pid, Discovery how) {
-    found.computeIfAbsent(pid, k -> EnumSet.noneOf(Discovery.class)).add(how);
+    Set<Discovery> reasons = found.get(pid);
+    if (reasons == null) {
+      reasons = EnumSet.noneOf(Discovery.class);
+      found.put(pid, reasons);
+    }
+    reasons.add(how);
   }
 }

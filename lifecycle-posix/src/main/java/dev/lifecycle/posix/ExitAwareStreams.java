@@ -24,16 +24,27 @@ final class ExitAwareStreams {
 
   /** Releases the given streams (those of ours; others untouched) after the child exited. */
   static void releaseAfterExit(Object... streams) {
-    RELEASER.execute(
-        () -> {
-          for (Object stream : streams) {
-            if (stream instanceof Input in) {
-              in.processExited();
-            } else if (stream instanceof Output out) {
-              out.processExited();
-            }
-          }
-        });
+    RELEASER.execute(new Release(streams));
+  }
+
+  /** A class, not a lambda: it first runs as a short-lived program's child exits (no linkage). */
+  private static final class Release implements Runnable {
+    private final Object[] streams;
+
+    Release(Object[] streams) {
+      this.streams = streams;
+    }
+
+    @Override
+    public void run() {
+      for (Object stream : streams) {
+        if (stream instanceof Input in) {
+          in.processExited();
+        } else if (stream instanceof Output out) {
+          out.processExited();
+        }
+      }
+    }
   }
 
   /** An I/O call made under a stream's lock. */

@@ -69,6 +69,25 @@ class LazyLoadingTest {
         .doesNotContain("java.lang.ProcessHandleImpl ");
   }
 
+  /**
+   * Closing a tree whose leader has exited spins no lambda class and starts no stream: in a fresh
+   * JVM each first lambda costs about a millisecond of class generation, which made the SESSION
+   * tier's close of an exited tree take 12-19 ms (docs/PERFORMANCE.md, "Seventh pass").
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"auto", "session"})
+  void terminatingAnExitedTreeLinksNoLambda(String containment) throws Exception {
+    String output =
+        runLoggingClassLoads(TreeLifeMain.class, "-Dlifecycle.containment=" + containment);
+    int marker = output.indexOf(TreeLifeMain.TERMINATING);
+    assertThat(marker).as(output).isPositive();
+    String termination = output.substring(marker);
+    assertThat(termination).contains("complete true");
+    assertThat(termination.lines())
+        .as("classes loaded while terminating")
+        .noneMatch(line -> line.contains("$$Lambda") || line.contains("java.util.stream."));
+  }
+
   private static String runLoggingClassLoads(Class<?> main, String... flags) throws Exception {
     List<String> all = new ArrayList<>(List.of(flags));
     all.add("-Xlog:class+load=info:stdout:none");

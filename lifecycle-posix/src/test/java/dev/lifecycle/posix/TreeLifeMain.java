@@ -4,14 +4,18 @@ import dev.lifecycle.tree.ProcessTree;
 
 /**
  * Run by {@link LazyLoadingTest} with class loading logged: a short-lived program's whole use of a
- * tree (spawn {@code /bin/true}, wait, terminate), printing the report's verdict.
+ * tree (spawn {@code /bin/true}, wait, terminate), printing the report's verdict; a marker line
+ * ({@link #TERMINATING}) separates what the termination loads from what came before it.
  */
 public final class TreeLifeMain {
+  static final String TERMINATING = "=== terminating the exited tree";
+
   private TreeLifeMain() {}
 
   public static void main(String[] args) throws Exception {
     ProcessTree tree = ProcessTree.spawn(new ProcessBuilder("/bin/true"));
     System.out.println("exit " + tree.leader().waitFor());
+    System.out.println(TERMINATING);
     System.out.println("complete " + tree.terminate().isComplete());
   }
 }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.PathMatcher;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -78,10 +79,17 @@ final class JnaSearchPath {
     if (dir == null || path.getFileName() == null) {
       return;
     }
-    try (DirectoryStream<Path> files =
-        Files.newDirectoryStream(dir, path.getFileName().toString())) {
+    String glob = path.getFileName().toString();
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+      PathMatcher other =
+          isSimple(glob) ? null : dir.getFileSystem().getPathMatcher("glob:" + glob);
       List<Path> sorted = new ArrayList<>();
-      files.forEach(sorted::add);
+      for (Path file : files) {
+        String name = file.getFileName().toString();
+        if (other != null ? other.matches(file.getFileName()) : matches(glob, name)) {
+          sorted.add(file);
+        }
+      }
       sorted.sort(null);
       for (Path file : sorted) {
         read(file, found, depth);
@@ -89,5 +97,50 @@ final class JnaSearchPath {
     } catch (IOException | RuntimeException e) {
       // an unreadable include directory adds nothing, as ldconfig would skip it
     }
+  }
+
+  /** Only {@code *} and {@code ?}: what ld.so.conf files use, matched without a regex. */
+  private static boolean isSimple(String glob) {
+    for (int i = 0; i < glob.length(); i++) {
+      char c = glob.charAt(i);
+      if (c == '[' || c == '{' || c == '\\') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Whether {@code name} matches {@code glob} ({@code *} any run, {@code ?} one character), as
+   * glob(3) does for ldconfig: a leading dot is matched only by a leading dot. By hand, not by the
+   * JDK's glob: that compiles a regular expression on a short-lived program's first spawn.
+   */
+  static boolean matches(String glob, String name) {
+    if (name.startsWith(".") && !glob.startsWith(".")) {
+      return false;
+    }
+    int g = 0;
+    int n = 0;
+    int star = -1; // the last '*' seen, and where in the name its run started
+    int mark = 0;
+    while (n < name.length()) {
+      char c = g < glob.length() ? glob.charAt(g) : 0;
+      if (g < glob.length() && (c == '?' || c == name.charAt(n)) && c != '*') {
+        g++;
+        n++;
+      } else if (c == '*' && g < glob.length()) {
+        star = g++;
+        mark = n;
+      } else if (star >= 0) {
+        g = star + 1;
+        n = ++mark;
+      } else {
+        return false;
+      }
+    }
+    while (g < glob.length() && glob.charAt(g) == '*') {
+      g++;
+    }
+    return g == glob.length();
   }
 }

@@ -47,4 +47,45 @@ class JnaSearchPathTest {
         .contains("/usr/lib")
         .doesNotHaveDuplicates();
   }
+
+  @Test
+  void includeGlobsMatchLikeGlob3() {
+    assertThat(JnaSearchPath.matches("*.conf", "libc.conf")).isTrue();
+    assertThat(JnaSearchPath.matches("*.conf", "libc.conf.dpkg-old")).isFalse();
+    assertThat(JnaSearchPath.matches("*.conf", ".hidden.conf")).as("leading dot").isFalse();
+    assertThat(JnaSearchPath.matches(".*.conf", ".hidden.conf")).isTrue();
+    assertThat(JnaSearchPath.matches("?.conf", "a.conf")).isTrue();
+    assertThat(JnaSearchPath.matches("?.conf", "ab.conf")).isFalse();
+    assertThat(JnaSearchPath.matches("a*b*c", "aXbYbZc")).isTrue();
+    assertThat(JnaSearchPath.matches("a*b", "ab")).isTrue();
+    assertThat(JnaSearchPath.matches("a*b", "abc")).isFalse();
+    assertThat(JnaSearchPath.matches("x86_64-linux-gnu.conf", "x86_64-linux-gnu.conf")).isTrue();
+  }
+
+  /** Without a leading dot, {@code *} and {@code ?} mean what the JDK's glob means by them. */
+  @Test
+  void includeGlobsAgreeWithTheJdksGlob() {
+    java.util.Random random = new java.util.Random(13);
+    String alphabet = "ab.*?";
+    for (int i = 0; i < 20_000; i++) {
+      String glob = randomText(random, alphabet, 6);
+      String name = randomText(random, "ab.", 7);
+      if (name.isEmpty() || name.startsWith(".")) {
+        continue;
+      }
+      boolean jdk =
+          java.nio.file.FileSystems.getDefault()
+              .getPathMatcher("glob:" + glob)
+              .matches(Path.of(name));
+      assertThat(JnaSearchPath.matches(glob, name)).as("%s against %s", glob, name).isEqualTo(jdk);
+    }
+  }
+
+  private static String randomText(java.util.Random random, String alphabet, int maxLength) {
+    StringBuilder text = new StringBuilder();
+    for (int i = random.nextInt(maxLength + 1); i > 0; i--) {
+      text.append(alphabet.charAt(random.nextInt(alphabet.length())));
+    }
+    return text.toString();
+  }
 }

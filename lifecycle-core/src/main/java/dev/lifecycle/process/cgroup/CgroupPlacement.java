@@ -1,5 +1,6 @@
 package dev.lifecycle.process.cgroup;
 
+import dev.lifecycle.internal.Ascii;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -163,15 +164,34 @@ public record CgroupPlacement(Optional<Cgroup> parent, String reason) {
     } catch (IOException e) {
       return Optional.empty(); // unknown: cgroup.kill is checked again on the tree's cgroup
     }
-    String[] parts = release.split("[.-]");
-    try {
-      int major = Integer.parseInt(parts[0]);
-      int minor = Integer.parseInt(parts[1]);
-      if (major < KILL_SINCE[0] || (major == KILL_SINCE[0] && minor < KILL_SINCE[1])) {
-        return Optional.of("kernel " + release + " has no cgroup.kill (Linux >= 5.14 needed)");
-      }
-    } catch (RuntimeException e) {
+    return tooOldForKill(release);
+  }
+
+  /**
+   * Why a kernel of this release ({@code uname -r}, e.g. {@code 6.18.44-fc}) has no {@code
+   * cgroup.kill}; empty when it has one or the release does not start with {@code major.minor}.
+   * Read by hand, not split by a regular expression: this runs on a short-lived program's first
+   * spawn, where compiling the first pattern costs milliseconds.
+   */
+  static Optional<String> tooOldForKill(String release) {
+    int dot = release.indexOf('.');
+    int end = dot + 1;
+    while (end < release.length() && Ascii.isDigit(release.charAt(end))) {
+      end++;
+    }
+    // at most six digits each: no overflow to catch
+    if (dot < 1 || dot > 6 || end == dot + 1 || end - dot > 7) {
       return Optional.empty();
+    }
+    for (int i = 0; i < dot; i++) {
+      if (!Ascii.isDigit(release.charAt(i))) {
+        return Optional.empty();
+      }
+    }
+    int major = Integer.parseInt(release, 0, dot, 10);
+    int minor = Integer.parseInt(release, dot + 1, end, 10);
+    if (major < KILL_SINCE[0] || (major == KILL_SINCE[0] && minor < KILL_SINCE[1])) {
+      return Optional.of("kernel " + release + " has no cgroup.kill (Linux >= 5.14 needed)");
     }
     return Optional.empty();
   }

@@ -6,8 +6,6 @@ import java.io.IOException;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,8 +29,6 @@ public final class OwnedCgroups {
     static final Logger LOG = LoggerFactory.getLogger(OwnedCgroups.class);
   }
 
-  private static final Pattern NAME =
-      Pattern.compile("lifecycle-([0-9]{1,10})-([0-9]{1,20})-[0-9]+-[0-9a-f]{8}");
   private static final AtomicLong COUNTER = new AtomicLong();
 
   private OwnedCgroups() {}
@@ -79,15 +75,38 @@ public final class OwnedCgroups {
    * @return {@code {pid, startTicks}}, or empty when {@code name} is not one of ours
    */
   public static Optional<long[]> owner(String name) {
-    Matcher m = NAME.matcher(name);
-    if (!m.matches()) {
+    // lifecycle-<pid: 1-10 digits>-<start: 1-20 digits>-<counter: digits>-<8 lower-case hex>, read
+    // by hand: a regular expression would be compiled on a short-lived program's first spawn
+    int pidEnd = digitsThenDash(name, PREFIX.length(), 10);
+    int startEnd = pidEnd < 0 ? -1 : digitsThenDash(name, pidEnd + 1, 20);
+    int counterEnd = startEnd < 0 ? -1 : digitsThenDash(name, startEnd + 1, name.length());
+    if (!name.startsWith(PREFIX) || counterEnd < 0 || name.length() != counterEnd + 9) {
       return Optional.empty();
+    }
+    for (int i = counterEnd + 1; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (!Ascii.isDigit(c) && (c < 'a' || c > 'f')) {
+        return Optional.empty();
+      }
     }
     try {
-      return Optional.of(new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2))});
+      return Optional.of(
+          new long[] {
+            Long.parseLong(name, PREFIX.length(), pidEnd, 10),
+            Long.parseLong(name, pidEnd + 1, startEnd, 10)
+          });
     } catch (NumberFormatException e) {
-      return Optional.empty();
+      return Optional.empty(); // 20 digits beyond Long.MAX_VALUE
     }
+  }
+
+  /** Where the dash after 1 to {@code max} ASCII digits from {@code from} is, or -1. */
+  private static int digitsThenDash(String name, int from, int max) {
+    int end = from;
+    while (end < name.length() && end - from < max && Ascii.isDigit(name.charAt(end))) {
+      end++;
+    }
+    return end > from && end < name.length() && name.charAt(end) == '-' ? end : -1;
   }
 
   /**

@@ -8,9 +8,10 @@ import dev.lifecycle.tree.ProcessTree;
  * returns from {@code main}; {@code tree} through {@link ProcessTree} (closing the tree after its
  * leader exited, timed and printed as {@code close_ns=N}), {@code pb} through {@link
  * ProcessBuilder}; {@code pb-leave} and {@code platform-leave} return while a child they started
- * still runs. Every mode prints {@code end_ns=} (monotonic clock) as {@code main} returns. Only API
- * that existed before the fast-client changes, so the same class runs against the library before
- * and after them.
+ * still runs; {@code platform} only starts the platform (native code included) and spawns nothing,
+ * the floor of any first spawn through it. Every mode prints {@code end_ns=} (monotonic clock) as
+ * {@code main} returns. Only API that existed before the fast-client changes, so the same class
+ * runs against the library before and after them.
  */
 public final class SpawnExit {
   private SpawnExit() {}
@@ -30,6 +31,7 @@ public final class SpawnExit {
       // leave a child running (the harness kills it): does the JVM's exit wait for its watcher?
       case "pb-leave" ->
           System.out.println("left=" + new ProcessBuilder("sleep", "30").start().pid());
+      case "platform" -> System.out.println(ProcessPlatform.get().capabilities().platform());
       case "platform-leave" ->
           System.out.println(
               "left=" + ProcessPlatform.get().spawn(new ProcessBuilder("sleep", "30")).pid());

@@ -186,6 +186,10 @@ public final class WholeProcessHarness {
     runs.put(
         "ProcessTree after, pure-JDK platform",
         withJvmFlag(spawnExit(afterLibCp, "tree"), "-Dlifecycle.platform=jdk"));
+    // The floor of a first spawn through the native platform: its start alone, no child.
+    runs.put(
+        "native platform start only (no spawn)",
+        spawnExit(afterLibCp, "platform").withExpect("posix-"));
     return runs;
   }
 

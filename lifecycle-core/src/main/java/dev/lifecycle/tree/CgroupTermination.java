@@ -252,7 +252,9 @@ final class CgroupTermination {
       try {
         cgroup.freeze(); // a fork storm stops forking; SIGKILL still ends frozen processes
       } catch (IOException e) {
-        problems.add(e.getMessage());
+        if (cgroup.exists()) { // else emptied and removed meanwhile: nothing was left to freeze
+          problems.add(e.getMessage());
+        }
       }
     }
     try {

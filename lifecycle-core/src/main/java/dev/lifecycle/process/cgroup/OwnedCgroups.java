@@ -77,10 +77,13 @@ public final class OwnedCgroups {
   public static Optional<long[]> owner(String name) {
     // lifecycle-<pid: 1-10 digits>-<start: 1-20 digits>-<counter: digits>-<8 lower-case hex>, read
     // by hand: a regular expression would be compiled on a short-lived program's first spawn
+    if (!name.startsWith(PREFIX)) {
+      return Optional.empty();
+    }
     int pidEnd = digitsThenDash(name, PREFIX.length(), 10);
     int startEnd = pidEnd < 0 ? -1 : digitsThenDash(name, pidEnd + 1, 20);
     int counterEnd = startEnd < 0 ? -1 : digitsThenDash(name, startEnd + 1, name.length());
-    if (!name.startsWith(PREFIX) || counterEnd < 0 || name.length() != counterEnd + 9) {
+    if (counterEnd < 0 || name.length() != counterEnd + 9) {
       return Optional.empty();
     }
     for (int i = counterEnd + 1; i < name.length(); i++) {

@@ -59,6 +59,38 @@ public final class Ascii {
   }
 
   /**
+   * Whether every character of {@code text} from {@code from} on is {@code 0-9} or {@code a-f}.
+   *
+   * @param text the text
+   * @param from the first index to check
+   * @return true when nothing else occurs (also for an empty range)
+   */
+  public static boolean isLowerHex(CharSequence text, int from) {
+    for (int i = from; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (!isDigit(c) && (c < 'a' || c > 'f')) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Where the run of ASCII digits that starts at {@code from} ends.
+   *
+   * @param text the text
+   * @param from the index the run starts at
+   * @return the index after its last digit; {@code from} when there is no digit there
+   */
+  public static int digitsEnd(CharSequence text, int from) {
+    int end = from;
+    while (end < text.length() && isDigit(text.charAt(end))) {
+      end++;
+    }
+    return end;
+  }
+
+  /**
    * The 32 bits of {@code value} as eight lower-case hex digits, zero-padded (no {@code Formatter},
    * which costs a short-lived JVM milliseconds to start).
    *

@@ -106,22 +106,14 @@ final class RecordFormat {
       start--;
     }
     String tail = new String(bytes, start, lastLine - start, StandardCharsets.US_ASCII);
-    if (tail.length() != END.length() + 8 || !tail.startsWith(END) || !isLowerHex(tail)) {
+    if (tail.length() != END.length() + 8
+        || !tail.startsWith(END)
+        || !Ascii.isLowerHex(tail, END.length())) {
       throw new Unreadable("truncated: no end marker", false);
     }
     if (!tail.substring(END.length()).equals(crc(bytes, start))) {
       throw new Unreadable("damaged: the end marker's checksum does not match", false);
     }
-  }
-
-  private static boolean isLowerHex(String marker) {
-    for (int i = END.length(); i < marker.length(); i++) {
-      char c = marker.charAt(i);
-      if (!Ascii.isDigit(c) && (c < 'a' || c > 'f')) {
-        return false;
-      }
-    }
-    return true;
   }
 
   static SessionRecord read(byte[] bytes) throws Unreadable {

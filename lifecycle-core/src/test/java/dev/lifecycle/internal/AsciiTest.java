@@ -27,4 +27,17 @@ class AsciiTest {
     assertThat(Ascii.isHexDigit('F')).isTrue();
     assertThat(Ascii.isHexDigit('g')).isFalse();
   }
+
+  @Test
+  void lowerHexAndDigitRunsFromAnIndex() {
+    assertThat(Ascii.isLowerHex("x-09af", 2)).isTrue();
+    assertThat(Ascii.isLowerHex("09aF", 0)).isFalse();
+    assertThat(Ascii.isLowerHex("09ag", 0)).isFalse();
+    assertThat(Ascii.isLowerHex("ab", 2)).isTrue();
+    assertThat(Ascii.digitsEnd("ab123-4", 2)).isEqualTo(5);
+    assertThat(Ascii.digitsEnd("ab123", 2)).isEqualTo(5);
+    assertThat(Ascii.digitsEnd("ab-1", 2)).isEqualTo(2);
+    assertThat(Ascii.digitsEnd("١٢", 0)).as("not ASCII digits").isZero();
+    assertThat(Ascii.digitsEnd("12", 2)).isEqualTo(2);
+  }
 }

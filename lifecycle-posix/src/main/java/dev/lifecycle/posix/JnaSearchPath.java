@@ -124,13 +124,13 @@ final class JnaSearchPath {
     int star = -1; // the last '*' seen, and where in the name its run started
     int mark = 0;
     while (n < name.length()) {
-      char c = g < glob.length() ? glob.charAt(g) : 0;
-      if (g < glob.length() && (c == '?' || c == name.charAt(n)) && c != '*') {
-        g++;
-        n++;
-      } else if (c == '*' && g < glob.length()) {
+      char c = g < glob.length() ? glob.charAt(g) : 0; // 0: the glob is used up
+      if (c == '*') {
         star = g++;
         mark = n;
+      } else if (c != 0 && (c == '?' || c == name.charAt(n))) {
+        g++;
+        n++;
       } else if (star >= 0) {
         g = star + 1;
         n = ++mark;

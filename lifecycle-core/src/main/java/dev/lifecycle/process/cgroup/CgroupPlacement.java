@@ -174,19 +174,14 @@ public record CgroupPlacement(Optional<Cgroup> parent, String reason) {
    * spawn, where compiling the first pattern costs milliseconds.
    */
   static Optional<String> tooOldForKill(String release) {
-    int dot = release.indexOf('.');
-    int end = dot + 1;
-    while (end < release.length() && Ascii.isDigit(release.charAt(end))) {
-      end++;
-    }
-    // at most six digits each: no overflow to catch
-    if (dot < 1 || dot > 6 || end == dot + 1 || end - dot > 7) {
+    int dot = Ascii.digitsEnd(release, 0);
+    int end =
+        dot < release.length() && release.charAt(dot) == '.'
+            ? Ascii.digitsEnd(release, dot + 1)
+            : -1;
+    // one to six digits each: no overflow to catch
+    if (dot < 1 || dot > 6 || end <= dot + 1 || end - dot > 7) {
       return Optional.empty();
-    }
-    for (int i = 0; i < dot; i++) {
-      if (!Ascii.isDigit(release.charAt(i))) {
-        return Optional.empty();
-      }
     }
     int major = Integer.parseInt(release, 0, dot, 10);
     int minor = Integer.parseInt(release, dot + 1, end, 10);

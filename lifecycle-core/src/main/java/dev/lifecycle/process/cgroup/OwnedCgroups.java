@@ -83,14 +83,10 @@ public final class OwnedCgroups {
     int pidEnd = digitsThenDash(name, PREFIX.length(), 10);
     int startEnd = pidEnd < 0 ? -1 : digitsThenDash(name, pidEnd + 1, 20);
     int counterEnd = startEnd < 0 ? -1 : digitsThenDash(name, startEnd + 1, name.length());
-    if (counterEnd < 0 || name.length() != counterEnd + 9) {
+    if (counterEnd < 0
+        || name.length() != counterEnd + 9
+        || !Ascii.isLowerHex(name, counterEnd + 1)) {
       return Optional.empty();
-    }
-    for (int i = counterEnd + 1; i < name.length(); i++) {
-      char c = name.charAt(i);
-      if (!Ascii.isDigit(c) && (c < 'a' || c > 'f')) {
-        return Optional.empty();
-      }
     }
     try {
       return Optional.of(
@@ -105,11 +101,10 @@ public final class OwnedCgroups {
 
   /** Where the dash after 1 to {@code max} ASCII digits from {@code from} is, or -1. */
   private static int digitsThenDash(String name, int from, int max) {
-    int end = from;
-    while (end < name.length() && end - from < max && Ascii.isDigit(name.charAt(end))) {
-      end++;
-    }
-    return end > from && end < name.length() && name.charAt(end) == '-' ? end : -1;
+    int end = Ascii.digitsEnd(name, from);
+    return end > from && end - from <= max && end < name.length() && name.charAt(end) == '-'
+        ? end
+        : -1;
   }
 
   /**

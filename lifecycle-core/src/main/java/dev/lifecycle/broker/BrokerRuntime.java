@@ -664,6 +664,35 @@ public final class BrokerRuntime implements AutoCloseable {
     }
 
     /**
+     * The store and name a {@link BrokerClient} passed to the broker it started ({@link
+     * BrokerClient#DIRECTORY_VARIABLE} and {@link BrokerClient#NAME_VARIABLE} in this process's
+     * environment), in one call: what a broker's {@code main} does first.
+     *
+     * @return this builder
+     * @throws IllegalStateException if either variable is unset or blank (this process was not
+     *     started by a {@code BrokerClient}); the message names the missing ones
+     * @throws IOException if the store cannot be opened ({@link RecordStore#open}: for example an
+     *     {@link dev.lifecycle.record.UnsafeStoreException} when the directory is not owner-only)
+     */
+    public Builder fromClientEnvironment() throws IOException {
+      String directory = System.getenv(BrokerClient.DIRECTORY_VARIABLE);
+      String named = System.getenv(BrokerClient.NAME_VARIABLE);
+      boolean noDirectory = directory == null || directory.isBlank();
+      boolean noName = named == null || named.isBlank();
+      if (noDirectory || noName) {
+        String missing =
+            noDirectory && noName
+                ? BrokerClient.DIRECTORY_VARIABLE + " and " + BrokerClient.NAME_VARIABLE
+                : noDirectory ? BrokerClient.DIRECTORY_VARIABLE : BrokerClient.NAME_VARIABLE;
+        throw new IllegalStateException(
+            missing + " not set: a broker reads them from the BrokerClient that starts it");
+      }
+      store = RecordStore.open(Path.of(directory));
+      name = named;
+      return this;
+    }
+
+    /**
      * Serves request lines.
      *
      * @param value answers each request line

@@ -147,6 +147,48 @@ public final class Tether implements AutoCloseable {
   }
 
   /**
+   * Spawns {@code builder}'s command as a tree bound to the {@link #shared()} tether before its
+   * leader starts: if this JVM dies at any moment, even by SIGKILL, the tree is ended too. The
+   * short and safe path; {@link ProcessTree#close()} ends the tree, so use it in a
+   * try-with-resources block:
+   *
+   * <pre>{@code
+   * try (ProcessTree tree = Tether.spawnTree(new ProcessBuilder("my-server", "--stdio"))) {
+   *   Process leader = tree.leader();
+   *   // ...
+   * }
+   * }</pre>
+   *
+   * @param builder the leader's command, directory, environment and redirects
+   * @return the running, bound tree
+   * @throws IOException when the program cannot be started or the sidecar cannot be started or is
+   *     gone (nothing is left running then)
+   */
+  public static ProcessTree spawnTree(ProcessBuilder builder) throws IOException {
+    return spawnTree(builder, TreeOptions.defaults());
+  }
+
+  /**
+   * {@link #spawnTree(ProcessBuilder)} with {@code options}.
+   *
+   * @param builder the leader's command, directory, environment and redirects
+   * @param options grace and containment of the tree
+   * @return the running, bound tree
+   * @throws IOException when the program cannot be started or the sidecar cannot be started or is
+   *     gone (nothing is left running then)
+   */
+  public static ProcessTree spawnTree(ProcessBuilder builder, TreeOptions options)
+      throws IOException {
+    Tether tether;
+    try {
+      tether = shared();
+    } catch (UncheckedIOException e) {
+      throw e.getCause();
+    }
+    return tether.spawn(builder, options).tree();
+  }
+
+  /**
    * A builder for a tether of its own.
    *
    * @return a new builder with the default grace and platform

@@ -2,6 +2,7 @@ package dev.lifecycle.mcp;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import dev.lifecycle.internal.Durations;
 import dev.lifecycle.internal.Threads;
 import dev.lifecycle.mcp.StdioShutdownReport.Step;
 import dev.lifecycle.process.ProcessPlatform;
@@ -858,6 +859,45 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
       stdinWait = Optional.of(value.stdinWait());
       termGrace = Optional.of(value.termGrace());
       killVerify = Optional.of(value.killVerify());
+      return this;
+    }
+
+    /**
+     * The ladder's first step, set in code: how long the server may take to exit by itself after
+     * its stdin is closed. Configuration no longer changes this step.
+     *
+     * @param value the wait; {@code 0} goes to SIGTERM at once
+     * @return this builder
+     * @throws IllegalArgumentException if {@code value} is negative (a huge one is clamped)
+     */
+    public Builder stdinWait(Duration value) {
+      stdinWait = Optional.of(Durations.nonNegative(value, "stdinWait"));
+      return this;
+    }
+
+    /**
+     * The ladder's second step, set in code: how long the tree may take to exit after SIGTERM
+     * before it is killed. Configuration no longer changes this step.
+     *
+     * @param value the grace; {@code 0} sends SIGKILL at once
+     * @return this builder
+     * @throws IllegalArgumentException if {@code value} is negative (a huge one is clamped)
+     */
+    public Builder termGrace(Duration value) {
+      termGrace = Optional.of(Durations.nonNegative(value, "termGrace"));
+      return this;
+    }
+
+    /**
+     * The ladder's last step, set in code: how long to wait, after SIGKILL, for the tree to be
+     * verified empty. Configuration no longer changes this step.
+     *
+     * @param value the wait
+     * @return this builder
+     * @throws IllegalArgumentException if {@code value} is negative (a huge one is clamped)
+     */
+    public Builder killVerify(Duration value) {
+      killVerify = Optional.of(Durations.nonNegative(value, "killVerify"));
       return this;
     }
 

@@ -8,13 +8,11 @@ import dev.lifecycle.broker.BrokerRuntime;
 import dev.lifecycle.broker.Connect;
 import dev.lifecycle.broker.ShutdownReason;
 import dev.lifecycle.broker.ShutdownReport;
-import dev.lifecycle.record.RecordStore;
 import dev.lifecycle.tether.Tether;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.TreeMember;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -79,20 +77,17 @@ public final class ExampleBroker {
    * gives the process it spawns; limits from the {@code lifecycle.broker.*} system properties.
    */
   public static void main(String[] args) throws Exception {
-    String directory = System.getenv(BrokerClient.DIRECTORY_VARIABLE);
-    String name = System.getenv(BrokerClient.NAME_VARIABLE);
-    if (directory == null || name == null) {
-      System.err.println("ExampleBroker is started by the example CLI (BrokerClient), not by hand");
+    BrokerRuntime.Builder builder;
+    try {
+      builder = BrokerRuntime.builder().fromClientEnvironment();
+    } catch (IllegalStateException e) {
+      System.err.println(
+          "ExampleBroker is started by the example CLI (BrokerClient): " + e.getMessage());
       System.exit(2); // argument error: nothing was started, nothing is signalled
+      return;
     }
     ExampleBroker broker = new ExampleBroker();
-    BrokerRuntime runtime =
-        BrokerRuntime.builder()
-            .store(RecordStore.open(Path.of(directory)))
-            .name(name)
-            .startup(broker::startBackend)
-            .handler(broker::handle)
-            .build();
+    BrokerRuntime runtime = builder.startup(broker::startBackend).handler(broker::handle).build();
     try {
       runtime.start(); // serving once this returns; the record is published
     } catch (IOException e) {

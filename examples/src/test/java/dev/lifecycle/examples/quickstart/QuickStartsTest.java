@@ -1,0 +1,108 @@
+package dev.lifecycle.examples.quickstart;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.record.ReadResult;
+import dev.lifecycle.record.RecordStore;
+import dev.lifecycle.testing.Await;
+import dev.lifecycle.testing.Requirement;
+import dev.lifecycle.testkit.NoProcessLeaks;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The README's quick starts as a user runs them: each in a JVM of its own, with nothing but its
+ * {@code main}; what they print, that they exit by themselves, and that nothing is left.
+ */
+@NoProcessLeaks
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class QuickStartsTest {
+  private static final Path SERVERS = Path.of("..", "lifecycle-mcp", "target", "mcp-servers");
+
+  @TempDir Path dir;
+
+  @Test
+  void theMcpClientListsARealServersToolsAndExits() throws Exception {
+    Path bin = SERVERS.resolve("node_modules/.bin/mcp-server-everything");
+    Requirement.require(
+        Files.isExecutable(bin),
+        "no server-everything under "
+            + SERVERS.toAbsolutePath().normalize()
+            + " (lifecycle-mcp's tests install it: run the reactor build)");
+    Run run =
+        run(
+            McpQuickStart.class,
+            Map.of(),
+            "npx",
+            "--prefix",
+            SERVERS.toAbsolutePath().normalize().toString(),
+            "--no-install",
+            "mcp-server-everything");
+    assertThat(run.exit).as("stderr: %s", run.stderr).isZero();
+    assertThat(run.stdout.lines()).as("the tools of server-everything").contains("echo");
+  }
+
+  @Test
+  void theBrokerStartsOnceServesEveryCallAndLeavesWhenIdle() throws Exception {
+    Path state = dir.resolve("state");
+    Map<String, String> idle = Map.of("LIFECYCLE_BROKER_IDLE_TIMEOUT", "3s");
+    Run first = run(BrokerQuickStart.class, idle, state.toString());
+    assertThat(first.exit).as("stderr: %s", first.stderr).isZero();
+    assertThat(first.stdout.strip()).isEqualTo("pong ping");
+    RecordStore store = RecordStore.open(state);
+    ProcessIdentity broker = owner(store.look("workspace"));
+
+    Run second = run(BrokerQuickStart.class, idle, state.toString());
+    assertThat(second.exit).as("stderr: %s", second.stderr).isZero();
+    assertThat(second.stdout.strip()).isEqualTo("pong ping");
+    assertThat(owner(store.look("workspace"))).as("the same broker served both").isEqualTo(broker);
+
+    Await.until(Duration.ofSeconds(30), "the idle broker to exit", () -> Await.isGone(broker));
+    assertThat(store.look("workspace").status()).isEqualTo(ReadResult.Status.ABSENT);
+  }
+
+  private static ProcessIdentity owner(ReadResult result) {
+    assertThat(result.status()).as("%s", result).isEqualTo(ReadResult.Status.VALID);
+    return result.record().orElseThrow().owner();
+  }
+
+  private record Run(int exit, String stdout, String stderr) {}
+
+  private Run run(Class<?> main, Map<String, String> env, String... args)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("--enable-native-access=ALL-UNNAMED");
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(main.getName());
+    command.addAll(List.of(args));
+    Path out = Files.createTempFile(dir, "out-", ".txt");
+    Path err = Files.createTempFile(dir, "err-", ".txt");
+    ProcessBuilder builder =
+        new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+    builder.environment().putAll(env);
+    Process process = builder.start();
+    try {
+      assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("%s exits by itself", main).isTrue();
+    } finally {
+      process.destroyForcibly();
+      process.waitFor(10, TimeUnit.SECONDS);
+    }
+    return new Run(
+        process.exitValue(),
+        Files.readString(out, StandardCharsets.UTF_8),
+        Files.readString(err, StandardCharsets.UTF_8));
+  }
+}

@@ -30,10 +30,14 @@ import java.util.zip.CRC32;
  * copy) lacks the marker or fails the sum, so a record with a shortened token is never accepted.
  * Format 1 (no marker) is still read.
  *
+ * <p>{@code owner.clock} is the writer's {@link
+ * dev.lifecycle.process.ProcessPlatform#identityClock() identity clock}: a reader on another clock
+ * cannot compare the owner's start time or boot id, and reads the owner by pid only.
+ *
  * <pre>
  * format=2
  * token=7c0e...        owner.pid=4242        owner.start=123456
- * owner.boot=0b3f...   owner.clock=posix-linux
+ * owner.boot=0b3f...   owner.clock=linux-proc
  * endpoint=unix:/run/user/1000/app/broker.sock
  * created=2025-01-01T12:00:00Z
  * artifact.socket=/...   artifact.pid-file=/...   artifact.log-file=/...   artifact.directory=/...
@@ -59,14 +63,15 @@ final class RecordFormat {
     }
   }
 
-  static byte[] write(SessionRecord record) {
+  /** The file for {@code record}, whose owner's start time was measured on {@code clock}. */
+  static byte[] write(SessionRecord record, String clock) {
     Properties p = new Properties();
     p.setProperty("format", Integer.toString(SessionRecord.FORMAT_VERSION));
     p.setProperty("token", record.token());
     p.setProperty("owner.pid", Long.toString(record.owner().pid()));
     p.setProperty("owner.start", Long.toString(record.owner().startTime()));
     p.setProperty("owner.boot", record.owner().bootId());
-    p.setProperty("owner.clock", record.identityClock());
+    p.setProperty("owner.clock", clock);
     p.setProperty("endpoint", record.endpoint().toString());
     p.setProperty("created", record.created().toString());
     record.artifacts().forEach((kind, path) -> p.setProperty(key(kind), path.toString()));
@@ -116,7 +121,11 @@ final class RecordFormat {
     }
   }
 
-  static SessionRecord read(byte[] bytes) throws Unreadable {
+  /**
+   * The record in {@code bytes}, as a reader on {@code clock} knows it: an owner written under
+   * another clock keeps only its pid.
+   */
+  static SessionRecord read(byte[] bytes, String clock) throws Unreadable {
     Properties p = new Properties();
     try {
       String text =
@@ -156,10 +165,11 @@ final class RecordFormat {
       }
     }
     try {
-      return new SessionRecord(
+      ProcessIdentity owner =
           new ProcessIdentity(
-              number(p, "owner.pid"), number(p, "owner.start"), text(p, "owner.boot")),
-          text(p, "owner.clock"),
+              number(p, "owner.pid"), number(p, "owner.start"), text(p, "owner.boot"));
+      return new SessionRecord(
+          text(p, "owner.clock").equals(clock) ? owner : ProcessIdentity.ofPid(owner.pid()),
           Endpoint.parse(text(p, "endpoint")),
           artifacts,
           text(p, "token"),

@@ -208,7 +208,7 @@ public final class RecordStore {
     if (unconfined != null) {
       throw new IllegalArgumentException("record " + name + " not published: " + unconfined);
     }
-    byte[] bytes = RecordFormat.write(record);
+    byte[] bytes = RecordFormat.write(record, platform.identityClock());
     AtomicReference<Optional<SessionRecord>> kept = new AtomicReference<>(Optional.empty());
     AtomicFile.replace(
         target,
@@ -238,7 +238,7 @@ public final class RecordStore {
     }
     SessionRecord current;
     try {
-      current = seen.parse();
+      current = seen.parse(platform.identityClock());
     } catch (RecordFormat.Unreadable e) {
       return Optional.empty(); // corrupt: nobody can use it, replacing it loses nothing live
     }
@@ -303,7 +303,7 @@ public final class RecordStore {
           SessionRecord current = null;
           if (seen != null) {
             try {
-              current = seen.parse();
+              current = seen.parse(platform.identityClock());
             } catch (RecordFormat.Unreadable e) {
               current = null;
             }
@@ -434,7 +434,7 @@ public final class RecordStore {
           }
           SessionRecord record;
           try {
-            record = seen.parse();
+            record = seen.parse(platform.identityClock());
           } catch (RecordFormat.Unreadable e) {
             Log.LOG.warn(
                 "Did not clear {}: unreadable records are not ours to delete ({})", file, e);
@@ -466,7 +466,7 @@ public final class RecordStore {
       return ReadResult.absent(name);
     }
     try {
-      SessionRecord record = seen.parse();
+      SessionRecord record = seen.parse(platform.identityClock());
       if (ownerVerdict(record).isProvenGone()) {
         return ReadResult.ownerGone(name, record, List.of());
       }
@@ -502,7 +502,7 @@ public final class RecordStore {
       }
       ReadResult result;
       try {
-        SessionRecord record = seen.parse();
+        SessionRecord record = seen.parse(platform.identityClock());
         result =
             ownerVerdict(record).isProvenGone()
                 ? reclaim(name, seen, record)
@@ -519,13 +519,8 @@ public final class RecordStore {
     throw new IOException(file + " was replaced " + MAX_ATTEMPTS + " times while being read");
   }
 
-  /** The verdict on a record's owner; start times are only compared on the clock that took them. */
   private Liveness.Verdict ownerVerdict(SessionRecord record) {
-    ProcessIdentity owner =
-        record.identityClock().equals(platform.identityClock())
-            ? record.owner()
-            : ProcessIdentity.ofPid(record.owner().pid());
-    return Liveness.judge(platform, owner);
+    return Liveness.judge(platform, record.owner());
   }
 
   /** Removes the artifacts, then the record, if it is unchanged; null if it changed. */
@@ -587,11 +582,11 @@ public final class RecordStore {
 
   /** One look at a record file: its bytes, or why they cannot be a record. */
   private record Snapshot(byte[] bytes, String refusal) {
-    SessionRecord parse() throws RecordFormat.Unreadable {
+    SessionRecord parse(String clock) throws RecordFormat.Unreadable {
       if (refusal != null) {
         throw new RecordFormat.Unreadable(refusal, false);
       }
-      return RecordFormat.read(bytes);
+      return RecordFormat.read(bytes, clock);
     }
 
     /** Whether nobody replaced the file since (checked under the lock before acting on it). */

@@ -14,9 +14,13 @@ import java.util.Objects;
 /**
  * Who serves a session, where, and what goes away with it. Immutable and thread-safe.
  *
+ * <p>{@code owner} is an identity as the platform reads it ({@link ProcessPlatform#self()}, {@link
+ * ProcessPlatform#identify}), its start time in the platform's units. A {@link RecordStore} writes
+ * its platform's {@link ProcessPlatform#identityClock() identity clock} next to it, so no caller
+ * names the clock: a store on the same clock compares start times and boot ids (a reused pid or
+ * another boot proves the owner gone), and a store on another clock reads the owner by pid only.
+ *
  * @param owner the process that serves the endpoint and owns the artifacts
- * @param identityClock the {@link dev.lifecycle.process.Capabilities#platform() platform} whose
- *     clock measured {@code owner}'s start time; start times from another platform are not compared
  * @param endpoint where clients connect
  * @param artifacts absolute, normalized paths the owner created, by kind
  * @param token random and unique per generation: compare-and-clear matches it, not the pid
@@ -24,7 +28,6 @@ import java.util.Objects;
  */
 public record SessionRecord(
     ProcessIdentity owner,
-    String identityClock,
     Endpoint endpoint,
     Map<ArtifactKind, Path> artifacts,
     String token,
@@ -40,9 +43,6 @@ public record SessionRecord(
    * Checks the components and copies {@code artifacts}.
    *
    * @param owner the process that serves the endpoint and owns the artifacts
-   * @param identityClock the {@link dev.lifecycle.process.Capabilities#platform() platform} whose
-   *     clock measured {@code owner}'s start time; start times from another platform are not
-   *     compared
    * @param endpoint where clients connect
    * @param artifacts absolute, normalized paths the owner created, by kind
    * @param token random and unique per generation: compare-and-clear matches it, not the pid
@@ -53,7 +53,6 @@ public record SessionRecord(
    */
   public SessionRecord {
     Objects.requireNonNull(owner, "owner");
-    Objects.requireNonNull(identityClock, "identityClock");
     Objects.requireNonNull(endpoint, "endpoint");
     Objects.requireNonNull(created, "created");
     Objects.requireNonNull(token, "token");
@@ -78,37 +77,26 @@ public record SessionRecord(
    * predecessor's compare-and-clear can never match a successor's record.
    *
    * @param owner the process that serves the endpoint and owns the artifacts
-   * @param identityClock the {@link dev.lifecycle.process.Capabilities#platform() platform} whose
-   *     clock measured {@code owner}'s start time; start times from another platform are not
-   *     compared
    * @param endpoint where clients connect
    * @param artifacts absolute, normalized paths the owner created, by kind
    * @return the new record
    */
   public static SessionRecord newGeneration(
-      ProcessIdentity owner,
-      String identityClock,
-      Endpoint endpoint,
-      Map<ArtifactKind, Path> artifacts) {
+      ProcessIdentity owner, Endpoint endpoint, Map<ArtifactKind, Path> artifacts) {
     return new SessionRecord(
-        owner,
-        identityClock,
-        endpoint,
-        artifacts,
-        dev.lifecycle.internal.Unguessable.uuid(),
-        Instant.now());
+        owner, endpoint, artifacts, dev.lifecycle.internal.Unguessable.uuid(), Instant.now());
   }
 
   /**
    * A new generation owned by this JVM, as {@code platform} identifies it.
    *
-   * @param platform identifies this JVM and names its identity clock
+   * @param platform identifies this JVM
    * @param endpoint where clients connect
    * @param artifacts absolute, normalized paths the owner created, by kind
    * @return the new record
    */
   public static SessionRecord newGeneration(
       ProcessPlatform platform, Endpoint endpoint, Map<ArtifactKind, Path> artifacts) {
-    return newGeneration(platform.self(), platform.identityClock(), endpoint, artifacts);
+    return newGeneration(platform.self(), endpoint, artifacts);
   }
 }

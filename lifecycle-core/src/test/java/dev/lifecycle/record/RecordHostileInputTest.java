@@ -32,8 +32,7 @@ class RecordHostileInputTest {
   }
 
   private SessionRecord record(ProcessIdentity owner, Map<ArtifactKind, Path> artifacts) {
-    return SessionRecord.newGeneration(
-        owner, platform.capabilities().platform(), Endpoint.tcp("127.0.0.1", 9), artifacts);
+    return SessionRecord.newGeneration(owner, Endpoint.tcp("127.0.0.1", 9), artifacts);
   }
 
   /** The identity of a process that has exited (and been reaped). */
@@ -58,7 +57,7 @@ class RecordHostileInputTest {
     assertThatThrownBy(() -> store.publish("broker", evil))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("outside");
-    Files.write(store.recordFile("broker"), RecordFormat.write(evil));
+    Files.write(store.recordFile("broker"), RecordFormat.write(evil, platform.identityClock()));
     ReadResult result = store.read("broker");
 
     assertThat(result.status()).isEqualTo(Status.OWNER_GONE);
@@ -99,7 +98,7 @@ class RecordHostileInputTest {
   @Test
   void aRecordCutAtAnyPointIsNeverAccepted() throws Exception {
     RecordStore store = store();
-    byte[] whole = RecordFormat.write(record(platform.self(), Map.of()));
+    byte[] whole = RecordFormat.write(record(platform.self(), Map.of()), platform.identityClock());
     for (int cut = 1; cut < whole.length; cut++) {
       Files.write(store.recordFile("broker"), Arrays.copyOf(whole, cut));
       ReadResult seen = store.look("broker");
@@ -164,7 +163,6 @@ class RecordHostileInputTest {
       SessionRecord serving =
           SessionRecord.newGeneration(
               platform.identify(other.pid()).orElseThrow(),
-              platform.capabilities().platform(),
               Endpoint.unix(socket),
               Map.of(ArtifactKind.SOCKET, socket));
       store.publish("broker", serving);

@@ -70,7 +70,8 @@ class RecordStoreConcurrencyTest {
               () -> {
                 while (!done.get()) {
                   // Raw bytes, no lock: a rename is the only thing between a reader and a part.
-                  SessionRecord seen = RecordFormat.read(Files.readAllBytes(file));
+                  SessionRecord seen =
+                      RecordFormat.read(Files.readAllBytes(file), platform.identityClock());
                   assertThat(published).contains(seen.token());
                   reads.incrementAndGet();
                 }
@@ -142,7 +143,10 @@ class RecordStoreConcurrencyTest {
 
     String surviving = null;
     try {
-      surviving = RecordFormat.read(Files.readAllBytes(plain.recordFile("broker"))).token();
+      surviving =
+          RecordFormat.read(
+                  Files.readAllBytes(plain.recordFile("broker")), platform.identityClock())
+              .token();
     } catch (NoSuchFileException gone) {
       // surviving stays null
     }

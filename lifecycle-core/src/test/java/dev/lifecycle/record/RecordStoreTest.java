@@ -77,12 +77,15 @@ class RecordStoreTest {
 
   private SessionRecord recordOf(
       ProcessIdentity owner, Endpoint endpoint, Map<ArtifactKind, Path> artifacts) {
-    return SessionRecord.newGeneration(owner, platform.identityClock(), endpoint, artifacts);
+    return SessionRecord.newGeneration(owner, endpoint, artifacts);
   }
 
   /** {@code record} as a format-1 file (no end marker), as older versions wrote it. */
   static String formatOne(SessionRecord record) {
-    String text = new String(RecordFormat.write(record), StandardCharsets.UTF_8);
+    String text =
+        new String(
+            RecordFormat.write(record, ProcessPlatform.get().identityClock()),
+            StandardCharsets.UTF_8);
     return text.replace("format=2", "format=1").replaceAll("(?m)^end=.*\n", "");
   }
 
@@ -163,7 +166,9 @@ class RecordStoreTest {
     RecordStore store = store();
     Path elsewhere = Files.createDirectory(tmp.resolve("elsewhere")).resolve("r");
     Files.write(
-        elsewhere, RecordFormat.write(recordOf(platform.self(), Endpoint.tcp("127.0.0.1", 9))));
+        elsewhere,
+        RecordFormat.write(
+            recordOf(platform.self(), Endpoint.tcp("127.0.0.1", 9)), platform.identityClock()));
     Files.createSymbolicLink(store.recordFile("broker"), elsewhere);
 
     ReadResult result = store.read("broker");
@@ -176,8 +181,8 @@ class RecordStoreTest {
   }
 
   /** Writes a record the way an attacker (or a bug) would: bypassing publish and its checks. */
-  private static void hostile(RecordStore store, SessionRecord record) throws IOException {
-    Files.write(store.recordFile("broker"), RecordFormat.write(record));
+  private void hostile(RecordStore store, SessionRecord record) throws IOException {
+    Files.write(store.recordFile("broker"), RecordFormat.write(record, platform.identityClock()));
   }
 
   // --- compare-and-clear ---
@@ -262,18 +267,21 @@ class RecordStoreTest {
   }
 
   @Test
-  void startTimesFromAnotherPlatformClockAreNotTakenAsProof() throws IOException {
+  void startTimesFromAnotherClockAreNotTakenAsProof() throws IOException {
     RecordStore store = store();
     ProcessIdentity self = platform.self();
     SessionRecord record =
         SessionRecord.newGeneration(
             new ProcessIdentity(self.pid(), 1, "another-boot"),
-            "some-other-platform",
             Endpoint.unix(tmp.resolve("absent.sock")),
             Map.of());
-    store.publish("broker", record);
+    Files.write(store.recordFile("broker"), RecordFormat.write(record, "some-other-clock"));
 
-    assertThat(store.read("broker").status()).isEqualTo(Status.UNRESPONSIVE);
+    ReadResult result = store.read("broker");
+
+    assertThat(result.status()).isEqualTo(Status.UNRESPONSIVE);
+    assertThat(result.record().map(SessionRecord::owner))
+        .contains(ProcessIdentity.ofPid(self.pid()));
     assertThat(store.recordFile("broker")).exists();
   }
 
@@ -390,7 +398,9 @@ class RecordStoreTest {
             platform.self(),
             Endpoint.unix(tmp.resolve("ü b.sock")),
             Map.of(ArtifactKind.DIRECTORY, tmp, ArtifactKind.LOG_FILE, tmp.resolve("l=og")));
-    assertThat(RecordFormat.read(RecordFormat.write(record))).isEqualTo(record);
-    assertThat(new String(RecordFormat.write(record), StandardCharsets.UTF_8)).contains("format=2");
+    String clock = platform.identityClock();
+    assertThat(RecordFormat.read(RecordFormat.write(record, clock), clock)).isEqualTo(record);
+    assertThat(new String(RecordFormat.write(record, clock), StandardCharsets.UTF_8))
+        .contains("format=2");
   }
 }

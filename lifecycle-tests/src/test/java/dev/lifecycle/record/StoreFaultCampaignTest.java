@@ -41,8 +41,7 @@ class StoreFaultCampaignTest {
   @TempDir Path tmp;
 
   private SessionRecord record(ProcessIdentity owner) {
-    return SessionRecord.newGeneration(
-        owner, OS.capabilities().platform(), Endpoint.tcp("127.0.0.1", 9), Map.of());
+    return SessionRecord.newGeneration(owner, Endpoint.tcp("127.0.0.1", 9), Map.of());
   }
 
   private static void run(String... command) throws Exception {
@@ -230,7 +229,7 @@ class StoreFaultCampaignTest {
       String kind = names[random.nextInt(names.length)];
       Path file = store.recordFile("h");
       Files.deleteIfExists(file);
-      byte[] valid = RecordFormat.write(record(OS.self()));
+      byte[] valid = RecordFormat.write(record(OS.self()), OS.identityClock());
       switch (kind) {
         case "corrupt" -> {
           byte[] b = valid.clone();
@@ -260,9 +259,9 @@ class StoreFaultCampaignTest {
               RecordFormat.write(
                   SessionRecord.newGeneration(
                       dead,
-                      "none",
                       Endpoint.tcp("127.0.0.1", 9),
-                      Map.of(ArtifactKind.PID_FILE, precious, ArtifactKind.DIRECTORY, outside))));
+                      Map.of(ArtifactKind.PID_FILE, precious, ArtifactKind.DIRECTORY, outside)),
+                  OS.identityClock()));
         }
       }
       ReadResult result = CompletableFuture.supplyAsync(() -> read(store)).get(5, TimeUnit.SECONDS);

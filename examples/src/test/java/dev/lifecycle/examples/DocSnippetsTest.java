@@ -26,21 +26,22 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Every {@code ```java} block of the README and of {@code docs/} compiles against the library as
- * it is, so a document cannot drift from the API. A block that follows a {@code <!--
- * quickstart:Name -->} line is the file {@code quickstart/Name.java} verbatim (that file is
- * compiled, and run by {@code QuickStartsTest}). Any other block is compiled as it stands when it
- * declares a type or imports, else as the body of a method that may throw; both with the imports
- * below, so a snippet shows only the imports a reader could not guess.
+ * Every {@code ```java} block of the README and of {@code docs/} compiles against the library as it
+ * is, so a document cannot drift from the API. A block that follows a {@code <!-- quickstart:Name
+ * -->} line is the file {@code quickstart/Name.java} verbatim (that file is compiled, and run by
+ * {@code QuickStartsTest}). Any other block is compiled as it stands when it declares a type or
+ * imports, else as the body of a method that may throw; both with the imports below, so a snippet
+ * shows only the imports a reader could not guess.
  */
 class DocSnippetsTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
   private static final Path QUICK_STARTS = Path.of("dev", "lifecycle", "examples", "quickstart");
-  private static final Pattern FENCE = Pattern.compile("(?m)^```java[ \\t]*\\n(.*?)^```[ \\t]*$",
-      Pattern.DOTALL);
+  private static final Pattern FENCE =
+      Pattern.compile("(?m)^```java[ \\t]*\\n(.*?)^```[ \\t]*$", Pattern.DOTALL);
   private static final Pattern MARKER = Pattern.compile("<!-- quickstart:(\\w+) -->\\s*$");
   private static final Pattern TYPE =
-      Pattern.compile("(?m)^(import |package |(public |final |abstract )*(class|interface|record|enum|@interface) )");
+      Pattern.compile(
+          "(?m)^(import |package |(public |final |abstract )*(class|interface|record|enum|@interface) )");
   private static final String IMPORTS =
       Stream.of(
               "dev.lifecycle.broker",
@@ -135,7 +136,8 @@ class DocSnippetsTest {
     String type;
     if (TYPE.matcher(block.code()).find()) {
       Matcher named =
-          Pattern.compile("(?m)^public\\s+(?:final\\s+|abstract\\s+)*(?:class|interface|record|enum)\\s+(\\w+)")
+          Pattern.compile(
+                  "(?m)^public\\s+(?:final\\s+|abstract\\s+)*(?:class|interface|record|enum)\\s+(\\w+)")
               .matcher(block.code());
       type = named.find() ? named.group(1) : "Snippet";
       // Prepended on the block's first line, so the compiler's line numbers are the block's.
@@ -143,8 +145,13 @@ class DocSnippetsTest {
     } else {
       type = "Snippet";
       source =
-          "package " + pkg + "; " + IMPORTS + " class Snippet { void snippet() throws Exception {"
-              + block.code() + "\n}}";
+          "package "
+              + pkg
+              + "; "
+              + IMPORTS
+              + " class Snippet { void snippet() throws Exception {"
+              + block.code()
+              + "\n}}";
     }
     URI uri = URI.create("string:///" + pkg + "/" + type + ".java");
     return new SimpleJavaFileObject(uri, JavaFileObject.Kind.SOURCE) {
@@ -166,8 +173,12 @@ class DocSnippetsTest {
     try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, null, null)) {
       List<String> options =
           List.of(
-              "-classpath", System.getProperty("java.class.path"), "-d", out.toString(),
-              "-proc:none", "-Xlint:none");
+              "-classpath",
+              System.getProperty("java.class.path"),
+              "-d",
+              out.toString(),
+              "-proc:none",
+              "-Xlint:none");
       StringWriter log = new StringWriter();
       javac.getTask(log, files, diagnostics, options, null, units).call();
       List<String> problems = new ArrayList<>();

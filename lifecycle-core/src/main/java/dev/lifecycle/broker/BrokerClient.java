@@ -20,6 +20,16 @@ import org.slf4j.LoggerFactory;
 /**
  * The client side: finds the serving broker of a record name, or starts exactly one. Thread-safe.
  *
+ * <pre>{@code
+ * BrokerClient client = BrokerClient.builder()
+ *     .store(RecordStore.open(workspace.resolve(".broker"))).name("workspace")
+ *     .command(() -> new ProcessBuilder("java", "-cp", classPath, "my.Broker"))
+ *     .build();
+ * try (BrokerConnection connection = client.connection()) { // starts the broker if none serves
+ *   String reply = connection.call("status", Duration.ofSeconds(10));
+ * }
+ * }</pre>
+ *
  * <p>{@link #ensure()} is single-flight across threads (callers in one JVM share one attempt) and
  * across processes (a start lock file beside the record, held while checking the record, spawning
  * and waiting for readiness). If a starter dies while holding the lock, the next one may spawn a

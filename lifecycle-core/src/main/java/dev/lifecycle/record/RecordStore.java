@@ -44,6 +44,14 @@ import org.slf4j.LoggerFactory;
  * Session records in one directory that only the current user can reach. Thread-safe, and safe
  * across processes.
  *
+ * <pre>{@code
+ * RecordStore store = RecordStore.open(stateDir); // created owner-only (0700) if absent
+ * ReadResult result = store.read("workspace-broker"); // reclaims a record whose owner is gone
+ * if (result.isValid()) {
+ *   Endpoint endpoint = result.record().orElseThrow().endpoint();
+ * }
+ * }</pre>
+ *
  * <p>Files per record name {@code n}: {@code n.record} (the record, mode 0600), {@code n.lock}
  * (empty, never deleted), transient {@code .n.record.<pid>.*.tmp} files during a publish, {@code
  * n.corrupt-<UTC timestamp>} for quarantined records, and the owners' generation directories {@code

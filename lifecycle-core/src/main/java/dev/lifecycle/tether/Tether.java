@@ -37,6 +37,13 @@ import org.slf4j.LoggerFactory;
  * SIGKILL and OOM-kill included, within the grace plus a short scan. Thread-safe: trees may be
  * bound, spawned and unbound from any thread.
  *
+ * <pre>{@code
+ * try (ProcessTree tree = Tether.spawnTree(new ProcessBuilder("my-server", "--stdio"))) {
+ *   // bound before its leader started: if this JVM dies now, even by SIGKILL, the tree ends too
+ *   tree.leader().waitFor();
+ * } // close() ends whatever is left of the tree and unbinds it
+ * }</pre>
+ *
  * <p>A tether is a sidecar process: a POSIX {@code sh} script (run as {@code sh -c} text, never a
  * file) in a session of its own, blocked in {@code read} on a pipe whose only write end this JVM
  * holds. Binding a tree writes one line to the pipe ({@code add <pgid> <leader pid> <leader start

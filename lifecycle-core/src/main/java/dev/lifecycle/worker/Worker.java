@@ -28,6 +28,12 @@ import org.slf4j.LoggerFactory;
  * persisted to a {@link JobFile}. Thread-safe: whichever thread completes, fails or expires the
  * job, the status latches once.
  *
+ * <pre>{@code
+ * try (Worker worker = Worker.builder().jobFile(jobFile).ceiling(Limit.ofHours(24)).start()) {
+ *   WorkerStatus status = worker.run(() -> index(repository)); // COMPLETED, FAILED or EXPIRED
+ * }
+ * }</pre>
+ *
  * <p>Ordering on expiry: the timer latches {@link WorkerStatus#EXPIRED} in memory first, so a
  * completion or failure that arrives later (typically during the grace, while the job still runs
  * through the SIGTERM sent to its tree) loses the compare-and-set and writes nothing. A thread of

@@ -56,6 +56,19 @@ import reactor.core.scheduler.Schedulers;
  * unit. A drop-in for {@code McpClient.sync(transport)} and {@code McpClient.async(transport)}.
  * Thread-safe; one server per instance, started by the first {@link #connect}.
  *
+ * <pre>{@code
+ * ServerParameters server = ServerParameters.builder("npx")
+ *     .args("-y", "@modelcontextprotocol/server-everything").build();
+ * var transport = new SupervisedStdioClientTransport(server, McpJsonDefaults.getMapper());
+ * McpSyncClient client = McpClient.sync(transport).build();
+ * try {
+ *   client.initialize();
+ *   client.listTools().tools().forEach(tool -> System.out.println(tool.name()));
+ * } finally {
+ *   client.closeGracefully(); // the whole npx -> sh -> node chain ends, or is SIGKILLed
+ * }
+ * }</pre>
+ *
  * <p>Guarantees:
  *
  * <ul>

@@ -23,11 +23,12 @@ public interface BackendExit {
   void exited(BrokerRuntime runtime, ProcessTree backend) throws Exception;
 
   /**
-   * Runs the shutdown pass with {@link ShutdownReason#BACKEND_EXITED}.
+   * Runs the shutdown pass with {@link ShutdownReason#BACKEND_EXITED}; the broker answers nothing
+   * from the moment it sees the exit, and the pass ends what is left of every backend tree.
    *
    * @return the default policy
    */
   static BackendExit shutDown() {
-    return (runtime, backend) -> runtime.shutdown(ShutdownReason.BACKEND_EXITED);
+    return Backends.SHUT_DOWN;
   }
 }

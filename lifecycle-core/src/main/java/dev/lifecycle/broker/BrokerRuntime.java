@@ -3,13 +3,7 @@ package dev.lifecycle.broker;
 import dev.lifecycle.internal.Durations;
 import dev.lifecycle.internal.Setting;
 import dev.lifecycle.internal.Threads;
-import dev.lifecycle.process.Liveness;
-import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
-import dev.lifecycle.process.cgroup.Cgroup;
-import dev.lifecycle.process.cgroup.CgroupHierarchy;
-import dev.lifecycle.process.cgroup.OwnedCgroups;
-import dev.lifecycle.record.ArtifactKind;
 import dev.lifecycle.record.RecordStore;
 import dev.lifecycle.record.SessionRecord;
 import dev.lifecycle.tether.Tether;
@@ -27,10 +21,8 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -150,8 +142,7 @@ public final class BrokerRuntime implements AutoCloseable {
   private final Set<Connection> connections = new LinkedHashSet<>(); // guarded by lock
   private volatile IdleTracker idle;
   private volatile TimerHandle startupGuard = TimerHandle.NONE;
-  private volatile Path generationDirectory;
-  private volatile Path socketFile;
+  private final GenerationFiles files = new GenerationFiles();
   private volatile Thread hook;
   private final CompletableFuture<ShutdownReport> stopped = new CompletableFuture<>();
 
@@ -217,15 +208,8 @@ public final class BrokerRuntime implements AutoCloseable {
       }
       phases.reached(PhaseHook.Phase.STARTING);
       checkStillStarting();
-      // Named after this process, so a sweep can remove it if we die before any record names it.
-      generationDirectory = store.createGenerationDirectory(name);
-      Listener bound;
-      if (tcp) {
-        bound = Listener.tcpLoopback(name);
-      } else {
-        socketFile = generationDirectory.resolve(Listener.SOCKET_FILE);
-        bound = Listener.unix(name, generationDirectory);
-      }
+      files.create(store, name);
+      Listener bound = tcp ? Listener.tcpLoopback(name) : Listener.unix(name, files.forSocket());
       idle =
           IdleTracker.builder()
               .timeout(idleTimeout)
@@ -240,7 +224,8 @@ public final class BrokerRuntime implements AutoCloseable {
         listener = bound;
       }
       bound.start(this::accepted);
-      SessionRecord record = SessionRecord.newGeneration(platform, bound.endpoint(), artifacts());
+      SessionRecord record =
+          SessionRecord.newGeneration(platform, bound.endpoint(), files.artifacts());
       phases.reached(PhaseHook.Phase.PUBLISHING);
       synchronized (lock) { // publish and shutdown exclude each other: no record outlives a pass
         checkStillStarting();
@@ -268,7 +253,7 @@ public final class BrokerRuntime implements AutoCloseable {
       ShutdownReport report =
           shutdown(backends.lost() ? ShutdownReason.BACKEND_EXITED : failure).join();
       // A pass that won the race may have run before these files existed.
-      ShutdownPass.removeOwnFiles(ownFiles(), new ArrayList<>(), new ArrayList<>());
+      ShutdownPass.removeOwnFiles(files.created(), new ArrayList<>(), new ArrayList<>());
       LOG.warn("broker {} failed to start: {}; {}", name, e.toString(), report);
       if (e instanceof IOException io) {
         throw io;
@@ -299,27 +284,6 @@ public final class BrokerRuntime implements AutoCloseable {
   int activeLeases() {
     IdleTracker tracker = idle;
     return tracker == null ? 0 : tracker.activeLeases();
-  }
-
-  private Map<ArtifactKind, Path> artifacts() {
-    Map<ArtifactKind, Path> artifacts = new EnumMap<>(ArtifactKind.class);
-    if (socketFile != null) {
-      artifacts.put(ArtifactKind.SOCKET, socketFile);
-    }
-    artifacts.put(ArtifactKind.DIRECTORY, generationDirectory);
-    return artifacts;
-  }
-
-  /** The files this generation created, deepest first. */
-  private List<Path> ownFiles() {
-    List<Path> files = new ArrayList<>();
-    if (socketFile != null) {
-      files.add(socketFile);
-    }
-    if (generationDirectory != null) {
-      files.add(generationDirectory);
-    }
-    return files;
   }
 
   /**
@@ -442,29 +406,6 @@ public final class BrokerRuntime implements AutoCloseable {
     return stopped.copy();
   }
 
-  /**
-   * A broker started by a client that has exited since (a CLI) is the last process of the cgroup
-   * that client's tree made; its backends are ended by now, so it leaves that cgroup and removes it
-   * (nobody else would before the next lifecycle JVM's first spawn under the same parent).
-   */
-  private void leaveOrphanedCgroup() {
-    Optional<Cgroup> own = CgroupHierarchy.locate().flatMap(CgroupHierarchy::ofSelf);
-    if (own.isEmpty()) {
-      return;
-    }
-    Set<Long> sidecars = new LinkedHashSet<>(); // never starts one
-    Tether.sharedSidecar().ifPresent(sidecar -> sidecars.add(sidecar.pid()));
-    if (configuredTether != null) {
-      sidecars.add(configuredTether.sidecar().pid());
-    }
-    OwnedCgroups.leaveIfOrphaned(
-        own.get(),
-        platform.self().pid(),
-        sidecars,
-        (pid, start) ->
-            Liveness.judge(platform, new ProcessIdentity(pid, start, "")).isProvenGone());
-  }
-
   private void runPass(ShutdownReason why, long started, List<String> problems) {
     phases.reached(PhaseHook.Phase.STOPPING);
     List<Connection> open;
@@ -474,11 +415,11 @@ public final class BrokerRuntime implements AutoCloseable {
       mine = published;
     }
     ShutdownReport report =
-        pass.run(why, started, problems, open, mine, ownFiles(), backends::trees);
+        pass.run(why, started, problems, open, mine, files.created(), backends::trees);
     synchronized (lock) {
       state = BrokerState.STOPPED;
     }
-    leaveOrphanedCgroup();
+    OrphanedCgroup.leave(platform, configuredTether);
     LOG.info("broker {} stopped: {}", name, report);
     stopped.complete(report);
     removeHook();

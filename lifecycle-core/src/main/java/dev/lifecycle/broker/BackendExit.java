@@ -9,7 +9,8 @@ import dev.lifecycle.tree.ProcessTree;
  * shutdown pass, so the next client starts a fresh broker; a policy may instead restart the backend
  * (spawn and {@link BrokerRuntime#adopt adopt} a new tree). A policy that throws shuts the broker
  * down. Called on a thread of its own, once per exited tree; implementations must be thread-safe
- * when several backends may exit.
+ * when several backends may exit. While another policy than the default runs, requests still reach
+ * the handler.
  */
 @FunctionalInterface
 public interface BackendExit {

@@ -28,6 +28,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -133,7 +134,37 @@ class BackendExitPhasesTest {
     }
   }
 
+  @Test
+  void aPolicyOfItsOwnHearsAnExitWhileTheBrokerPublishes() throws Exception {
+    List<ProcessTree> heard = Collections.synchronizedList(new ArrayList<>());
+    runtime =
+        builder(Phase.PUBLISHING)
+            .onBackendExit(
+                (rt, tree) -> {
+                  heard.add(tree);
+                  rt.shutdown(ShutdownReason.BACKEND_EXITED);
+                })
+            .build();
+    CompletableFuture<Object> starting = startInBackground();
+    assertThat(held.await(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    ProcessTree tree = backend.get();
+
+    ProcessPlatform.get().signal(tree.leaderIdentity(), Signal.KILL);
+    Await.until(BOUND, "the policy heard the exit", () -> heard.size() == 1);
+    release.countDown();
+
+    assertThat(starting.get(BOUND.toSeconds(), TimeUnit.SECONDS)).isInstanceOf(IOException.class);
+    assertThat(runtime.onStopped().get(BOUND.toSeconds(), TimeUnit.SECONDS).reason())
+        .isEqualTo(ShutdownReason.BACKEND_EXITED);
+    assertThat(heard).containsExactly(tree);
+    assertThat(store.recordFile(NAME)).doesNotExist();
+  }
+
   private BrokerRuntime broker(Phase holdAt) {
+    return builder(holdAt).build();
+  }
+
+  private BrokerRuntime.Builder builder(Phase holdAt) {
     return BrokerRuntime.builder()
         .store(store)
         .name(NAME)
@@ -156,8 +187,7 @@ class BackendExitPhasesTest {
                 awaitRelease();
               }
             })
-        .handler(request -> CompletableFuture.completedFuture("ok " + request.line()))
-        .build();
+        .handler(request -> CompletableFuture.completedFuture("ok " + request.line()));
   }
 
   private CompletableFuture<Object> startInBackground() {

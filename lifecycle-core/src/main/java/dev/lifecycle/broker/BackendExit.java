@@ -9,7 +9,8 @@ import dev.lifecycle.tree.ProcessTree;
  * shutdown pass, so the next client starts a fresh broker; a policy may instead restart the backend
  * (spawn and {@link BrokerRuntime#adopt adopt} a new tree). A policy that throws shuts the broker
  * down. Called on a thread of its own, once per exited tree; implementations must be thread-safe
- * when several backends may exit.
+ * when several backends may exit. While another policy than the default runs, requests still reach
+ * the handler.
  */
 @FunctionalInterface
 public interface BackendExit {
@@ -23,11 +24,12 @@ public interface BackendExit {
   void exited(BrokerRuntime runtime, ProcessTree backend) throws Exception;
 
   /**
-   * Runs the shutdown pass with {@link ShutdownReason#BACKEND_EXITED}.
+   * Runs the shutdown pass with {@link ShutdownReason#BACKEND_EXITED}; the broker answers nothing
+   * from the moment it sees the exit, and the pass ends what is left of every backend tree.
    *
    * @return the default policy
    */
   static BackendExit shutDown() {
-    return (runtime, backend) -> runtime.shutdown(ShutdownReason.BACKEND_EXITED);
+    return Backends.SHUT_DOWN;
   }
 }

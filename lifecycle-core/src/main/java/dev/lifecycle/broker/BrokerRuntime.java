@@ -3,13 +3,7 @@ package dev.lifecycle.broker;
 import dev.lifecycle.internal.Durations;
 import dev.lifecycle.internal.Setting;
 import dev.lifecycle.internal.Threads;
-import dev.lifecycle.process.Liveness;
-import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
-import dev.lifecycle.process.cgroup.Cgroup;
-import dev.lifecycle.process.cgroup.CgroupHierarchy;
-import dev.lifecycle.process.cgroup.OwnedCgroups;
-import dev.lifecycle.record.ArtifactKind;
 import dev.lifecycle.record.RecordStore;
 import dev.lifecycle.record.SessionRecord;
 import dev.lifecycle.tether.Tether;
@@ -27,10 +21,8 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -50,8 +42,10 @@ import org.slf4j.LoggerFactory;
  * {@link ShutdownReason#NAME_TAKEN}), and serves line-delimited requests with a {@link
  * RequestHandler}. Each connection and each request in flight holds an idle lease; one idle timeout
  * after the last lease closes (or after start, if no client ever comes) the broker shuts down. A
- * backend whose leader exits while serving is handled by the {@link BackendExit} policy (default:
- * shut down).
+ * backend whose leader exits before the shutdown pass (while starting, publishing or serving) is
+ * handled by the {@link BackendExit} policy; with the default, {@link BackendExit#shutDown()}, the
+ * broker answers nothing from the moment it sees the exit and runs the pass. A broker that is
+ * shutting down dispatches no request and sends no reply.
  *
  * <p>The parts: {@code Listener} (socket and accept thread), {@code Connection} (framing, dispatch,
  * replies), {@code ShutdownPass} (the ordered steps); this class holds the state machine that ties
@@ -131,25 +125,24 @@ public final class BrokerRuntime implements AutoCloseable {
   private final boolean tcp;
   private final RequestHandler handler;
   private final Startup startup;
-  private final BackendExit backendExit;
   private final Supplier<Tether> tether;
   private final Tether configuredTether; // null: the shared one
   private final boolean shutdownHook;
   private final boolean exitOnStartupOverrun;
   private final ShutdownPass pass;
   private final Host host = new Host();
+  private final Backends backends;
+  private final PhaseHook phases;
 
   private final Object lock = new Object();
   private BrokerState state = BrokerState.NEW; // guarded by lock
   private ShutdownReason reason; // guarded by lock
   private Listener listener; // guarded by lock
   private SessionRecord published; // guarded by lock
-  private final List<ProcessTree> backends = new ArrayList<>(); // guarded by lock
   private final Set<Connection> connections = new LinkedHashSet<>(); // guarded by lock
   private volatile IdleTracker idle;
   private volatile TimerHandle startupGuard = TimerHandle.NONE;
-  private volatile Path generationDirectory;
-  private volatile Path socketFile;
+  private final GenerationFiles files = new GenerationFiles();
   private volatile Thread hook;
   private final CompletableFuture<ShutdownReport> stopped = new CompletableFuture<>();
 
@@ -165,7 +158,8 @@ public final class BrokerRuntime implements AutoCloseable {
     backendGrace = BACKEND_GRACE.resolve(b.backendGrace);
     tcp = b.tcp;
     startup = b.startup;
-    backendExit = b.backendExit;
+    backends = new Backends(this, b.backendExit);
+    phases = b.phases;
     tether = b.tether != null ? () -> b.tether : Tether::shared;
     configuredTether = b.tether;
     shutdownHook = b.shutdownHook;
@@ -212,16 +206,10 @@ public final class BrokerRuntime implements AutoCloseable {
       if (startup != null) {
         startup.start(this);
       }
+      phases.reached(PhaseHook.Phase.STARTING);
       checkStillStarting();
-      // Named after this process, so a sweep can remove it if we die before any record names it.
-      generationDirectory = store.createGenerationDirectory(name);
-      Listener bound;
-      if (tcp) {
-        bound = Listener.tcpLoopback(name);
-      } else {
-        socketFile = generationDirectory.resolve(Listener.SOCKET_FILE);
-        bound = Listener.unix(name, generationDirectory);
-      }
+      files.create(store, name);
+      Listener bound = tcp ? Listener.tcpLoopback(name) : Listener.unix(name, files.forSocket());
       idle =
           IdleTracker.builder()
               .timeout(idleTimeout)
@@ -236,7 +224,9 @@ public final class BrokerRuntime implements AutoCloseable {
         listener = bound;
       }
       bound.start(this::accepted);
-      SessionRecord record = SessionRecord.newGeneration(platform, bound.endpoint(), artifacts());
+      SessionRecord record =
+          SessionRecord.newGeneration(platform, bound.endpoint(), files.artifacts());
+      phases.reached(PhaseHook.Phase.PUBLISHING);
       synchronized (lock) { // publish and shutdown exclude each other: no record outlives a pass
         checkStillStarting();
         Optional<SessionRecord> other = store.publishIfVacant(name, record);
@@ -255,13 +245,15 @@ public final class BrokerRuntime implements AutoCloseable {
         published = record;
         state = BrokerState.SERVING;
       }
+      phases.reached(PhaseHook.Phase.SERVING);
       startupGuard.cancel();
       LOG.info("broker {} serving at {} (pid {})", name, bound.endpoint(), record.owner().pid());
       return record;
     } catch (Exception e) {
-      ShutdownReport report = shutdown(failure).join();
+      ShutdownReport report =
+          shutdown(backends.lost() ? ShutdownReason.BACKEND_EXITED : failure).join();
       // A pass that won the race may have run before these files existed.
-      ShutdownPass.removeOwnFiles(ownFiles(), new ArrayList<>(), new ArrayList<>());
+      ShutdownPass.removeOwnFiles(files.created(), new ArrayList<>(), new ArrayList<>());
       LOG.warn("broker {} failed to start: {}; {}", name, e.toString(), report);
       if (e instanceof IOException io) {
         throw io;
@@ -276,6 +268,16 @@ public final class BrokerRuntime implements AutoCloseable {
         throw new IOException("broker " + name + " was shut down while starting: " + reason);
       }
     }
+    if (backends.lost()) {
+      throw new IOException("broker " + name + ": a backend exited while starting");
+    }
+  }
+
+  /** Whether requests are dispatched and replies sent: before the pass, with every backend. */
+  private boolean answering() {
+    synchronized (lock) {
+      return state.compareTo(BrokerState.SERVING) <= 0 && !backends.lost();
+    }
   }
 
   /** Idle leases open now (diagnostics and tests). */
@@ -284,43 +286,19 @@ public final class BrokerRuntime implements AutoCloseable {
     return tracker == null ? 0 : tracker.activeLeases();
   }
 
-  private Map<ArtifactKind, Path> artifacts() {
-    Map<ArtifactKind, Path> artifacts = new EnumMap<>(ArtifactKind.class);
-    if (socketFile != null) {
-      artifacts.put(ArtifactKind.SOCKET, socketFile);
-    }
-    artifacts.put(ArtifactKind.DIRECTORY, generationDirectory);
-    return artifacts;
-  }
-
-  /** The files this generation created, deepest first. */
-  private List<Path> ownFiles() {
-    List<Path> files = new ArrayList<>();
-    if (socketFile != null) {
-      files.add(socketFile);
-    }
-    if (generationDirectory != null) {
-      files.add(generationDirectory);
-    }
-    return files;
-  }
-
   /**
-   * Makes {@code tree} a backend of this broker: the shutdown pass terminates it, and while serving
-   * the {@link BackendExit} policy hears of its leader's exit. A tree adopted once the pass has
-   * begun is terminated at once (blocking), so none outlives the broker.
+   * Makes {@code tree} a backend of this broker: the shutdown pass terminates it, and until the
+   * pass begins (starting, publishing or serving) the {@link BackendExit} policy hears of its
+   * leader's exit. A tree adopted once the pass has begun is terminated at once (blocking), so none
+   * outlives the broker.
    *
    * @param tree a running tree
    * @return {@code tree}
    */
   public ProcessTree adopt(ProcessTree tree) {
     Objects.requireNonNull(tree, "tree");
-    synchronized (lock) {
-      if (state.compareTo(BrokerState.SERVING) <= 0) {
-        backends.add(tree);
-        tree.leader().onExit().thenRun(() -> backendExited(tree));
-        return tree;
-      }
+    if (backends.add(tree)) {
+      return tree;
     }
     LOG.warn("broker {} is shutting down: terminating late backend {}", name, tree);
     tree.terminate(backendGrace);
@@ -346,26 +324,6 @@ public final class BrokerRuntime implements AutoCloseable {
       throw new IOException("no tether for the backends of broker " + name, e.getCause());
     }
     return adopt(bindTo.spawn(platform, builder, options).tree());
-  }
-
-  private void backendExited(ProcessTree tree) {
-    synchronized (lock) {
-      if (state != BrokerState.SERVING) {
-        return; // starting: the startup's own failure handles it; stopping: the pass ended it
-      }
-    }
-    // Not a daemon: a pass it starts must not be cut short.
-    Threads.startKeepingJvm(
-        "lifecycle-broker-backend-exit",
-        () -> {
-          LOG.warn("broker {}: backend {} exited", name, tree);
-          try {
-            backendExit.exited(this, tree);
-          } catch (Exception | LinkageError e) {
-            LOG.warn("broker {}: backend exit policy failed; shutting down", name, e);
-            shutdown(ShutdownReason.BACKEND_EXITED);
-          }
-        });
   }
 
   /**
@@ -409,6 +367,7 @@ public final class BrokerRuntime implements AutoCloseable {
         case NEW -> {
           state = BrokerState.STOPPED;
           reason = why;
+          backends.close();
           stopped.complete(
               new ShutdownReport(why, false, List.of(), List.of(), List.of(), Duration.ZERO));
           return stopped.copy();
@@ -423,6 +382,7 @@ public final class BrokerRuntime implements AutoCloseable {
           state = BrokerState.SHUTTING_DOWN;
           reason = why;
           closing = listener;
+          backends.close(); // under the lock: a tree adopted from here on is refused
         }
       }
     }
@@ -446,30 +406,8 @@ public final class BrokerRuntime implements AutoCloseable {
     return stopped.copy();
   }
 
-  /**
-   * A broker started by a client that has exited since (a CLI) is the last process of the cgroup
-   * that client's tree made; its backends are ended by now, so it leaves that cgroup and removes it
-   * (nobody else would before the next lifecycle JVM's first spawn under the same parent).
-   */
-  private void leaveOrphanedCgroup() {
-    Optional<Cgroup> own = CgroupHierarchy.locate().flatMap(CgroupHierarchy::ofSelf);
-    if (own.isEmpty()) {
-      return;
-    }
-    Set<Long> sidecars = new LinkedHashSet<>(); // never starts one
-    Tether.sharedSidecar().ifPresent(sidecar -> sidecars.add(sidecar.pid()));
-    if (configuredTether != null) {
-      sidecars.add(configuredTether.sidecar().pid());
-    }
-    OwnedCgroups.leaveIfOrphaned(
-        own.get(),
-        platform.self().pid(),
-        sidecars,
-        (pid, start) ->
-            Liveness.judge(platform, new ProcessIdentity(pid, start, "")).isProvenGone());
-  }
-
   private void runPass(ShutdownReason why, long started, List<String> problems) {
+    phases.reached(PhaseHook.Phase.STOPPING);
     List<Connection> open;
     SessionRecord mine;
     synchronized (lock) {
@@ -477,22 +415,11 @@ public final class BrokerRuntime implements AutoCloseable {
       mine = published;
     }
     ShutdownReport report =
-        pass.run(
-            why,
-            started,
-            problems,
-            open,
-            mine,
-            ownFiles(),
-            () -> {
-              synchronized (lock) {
-                return List.copyOf(backends); // adopt() terminates trees itself from now on
-              }
-            });
+        pass.run(why, started, problems, open, mine, files.created(), backends::trees);
     synchronized (lock) {
       state = BrokerState.STOPPED;
     }
-    leaveOrphanedCgroup();
+    OrphanedCgroup.leave(platform, configuredTether);
     LOG.info("broker {} stopped: {}", name, report);
     stopped.complete(report);
     removeHook();
@@ -529,7 +456,7 @@ public final class BrokerRuntime implements AutoCloseable {
     Connection connection = new Connection(channel, idle.acquire(), host);
     synchronized (lock) {
       // Greeting under the lock: a client that reads it attached before any shutdown began.
-      if (state.compareTo(BrokerState.SERVING) > 0 || !connection.greet()) {
+      if (state.compareTo(BrokerState.SERVING) > 0 || backends.lost() || !connection.greet()) {
         connection.refuse();
         return;
       }
@@ -591,6 +518,10 @@ public final class BrokerRuntime implements AutoCloseable {
     return "BrokerRuntime[" + name + ", " + state() + "]";
   }
 
+  String name() {
+    return name;
+  }
+
   /** What connections see of the runtime. */
   private final class Host implements Connection.Host {
     @Override
@@ -606,6 +537,11 @@ public final class BrokerRuntime implements AutoCloseable {
     @Override
     public BrokerRuntime runtime() {
       return BrokerRuntime.this;
+    }
+
+    @Override
+    public boolean answering() {
+      return BrokerRuntime.this.answering();
     }
 
     @Override
@@ -634,6 +570,7 @@ public final class BrokerRuntime implements AutoCloseable {
     private boolean tcp;
     private Startup startup;
     private BackendExit backendExit = BackendExit.shutDown();
+    private PhaseHook phases = PhaseHook.NONE;
     private Tether tether;
     private boolean shutdownHook = true;
     private boolean exitOnStartupOverrun = true;
@@ -715,8 +652,8 @@ public final class BrokerRuntime implements AutoCloseable {
     }
 
     /**
-     * What to do when a backend's leader exits while serving; default {@link
-     * BackendExit#shutDown()}.
+     * What to do when a backend's leader exits before the shutdown pass (while starting, publishing
+     * or serving); default {@link BackendExit#shutDown()}.
      *
      * @param value the policy
      * @return this builder
@@ -821,6 +758,12 @@ public final class BrokerRuntime implements AutoCloseable {
     /** Tests in one JVM: report a startup overrun without ending the JVM. */
     Builder exitOnStartupOverrun(boolean value) {
       exitOnStartupOverrun = value;
+      return this;
+    }
+
+    /** Tests: holds the broker at a boundary of its life. */
+    Builder phaseHook(PhaseHook value) {
+      phases = Objects.requireNonNull(value, "phaseHook");
       return this;
     }
 

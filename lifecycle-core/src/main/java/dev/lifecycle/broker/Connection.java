@@ -24,6 +24,9 @@ final class Connection {
 
     BrokerRuntime runtime();
 
+    /** False once the broker shuts down or lost a backend: nothing more is dispatched or sent. */
+    boolean answering();
+
     /** An idle lease for one request in flight. */
     AutoCloseable acquireLease();
 
@@ -71,6 +74,10 @@ final class Connection {
   }
 
   private void dispatch(String line) {
+    if (!host.answering()) {
+      close();
+      return;
+    }
     AutoCloseable inFlight = host.acquireLease();
     BrokerRequest request = new BrokerRequest(line, host.runtime(), open::get);
     CompletionStage<String> reply;
@@ -90,8 +97,10 @@ final class Connection {
           try {
             if (failure != null) {
               LOG.warn("broker {}: request {} failed", host.name(), line, failure);
-            } else if (response != null) {
+            } else if (response != null && host.answering()) {
               send(response);
+            } else if (response != null) {
+              close(); // the broker stops: its answer is not vouched for
             }
           } finally {
             finish(request, inFlight);

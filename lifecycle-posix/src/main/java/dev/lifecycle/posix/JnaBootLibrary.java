@@ -28,8 +28,8 @@ import java.util.zip.CRC32;
  * Gives JNA a kept copy of its native stub ({@code libjnidispatch}) so that a JVM's first JNA use
  * does not unpack it again. Unless told otherwise, JNA writes the stub from its jar to a fresh
  * temporary file in every JVM (the JDK's temporary-file names seed a {@code SecureRandom}: the
- * security providers start) and loads that: about 20 ms of wall time and 30 ms of CPU of a short
- * program's first spawn here, in paired runs (docs/PERFORMANCE.md, "Fast clients", run11).
+ * security providers start) and loads that: a measurable share of a short program's first spawn
+ * (docs/PERFORMANCE.md, "Fast clients").
  *
  * <p>The copy lives in a directory named after the jar entry's CRC-32 and size, under {@code
  * lifecycle.jna.cache} / {@code LIFECYCLE_JNA_CACHE} or else the user's cache directory ({@code

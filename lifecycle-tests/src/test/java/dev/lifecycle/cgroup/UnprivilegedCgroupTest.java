@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.cgroup.Cgroup;
+import dev.lifecycle.process.cgroup.CgroupPlacement;
 import dev.lifecycle.process.cgroup.OwnedCgroups;
 import dev.lifecycle.testing.Requirement;
 import dev.lifecycle.testkit.NoProcessLeaks;
@@ -110,6 +111,47 @@ class UnprivilegedCgroupTest {
         delegated.awaitEmpty(java.time.Duration.ofSeconds(10));
       }
       delegated.remove();
+    }
+  }
+
+  @Test
+  void anUnprivilegedJvmWithoutDelegationIsToldWhyAndHowToGetTheCgroupTier() throws Exception {
+    Cgroups.writableParentOrSkip();
+    if (!"0".equals(String.valueOf(Files.getAttribute(Path.of("/proc/self"), "unix:uid")))) {
+      Requirement.unmet("running a JVM as another user needs root");
+    }
+    if (!Files.isExecutable(Path.of("/usr/bin/setpriv"))) {
+      Requirement.unmet("setpriv (util-linux) missing");
+    }
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    // A service account: nobody, in this JVM's (root-owned) cgroup, with a HOME it cannot write.
+    ProcessBuilder builder =
+        new ProcessBuilder(
+                "setpriv",
+                "--reuid=nobody",
+                "--regid=nogroup",
+                "--clear-groups",
+                java,
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                readableClasspath(),
+                ContainmentReasonMain.class.getName())
+            .redirectError(Redirect.INHERIT)
+            .directory(tmp.toFile());
+    builder.environment().put("HOME", "/nonexistent");
+    builder.environment().remove("LIFECYCLE_CGROUP_PARENT");
+    Process child = builder.start();
+    try {
+      String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(child.exitValue()).as(out).isZero();
+      assertThat(out)
+          .startsWith("TIER SESSION no writable cgroup: the JVM's cgroup ")
+          .contains("EACCES")
+          .contains(CgroupPlacement.HOW_TO_GET_CGROUP);
+    } finally {
+      child.destroyForcibly();
+      child.waitFor(10, TimeUnit.SECONDS);
     }
   }
 

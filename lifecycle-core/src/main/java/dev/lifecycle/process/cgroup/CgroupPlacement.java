@@ -40,6 +40,13 @@ public record CgroupPlacement(Optional<Cgroup> parent, String reason) {
     Objects.requireNonNull(reason, "reason");
   }
 
+  /** What gives a JVM the CGROUP tier, appended to the reason when no candidate is writable. */
+  public static final String HOW_TO_GET_CGROUP =
+      "For the CGROUP tier run as root, in a systemd unit with Delegate=yes (or under systemd-run"
+          + " --user --scope -p Delegate=yes), in a container with a writable cgroup, or set"
+          + " lifecycle.cgroup.parent (LIFECYCLE_CGROUP_PARENT) to a cgroup v2 directory delegated"
+          + " to this user; docs/TROUBLESHOOTING.md";
+
   /**
    * Chooses in {@code hierarchy}; {@code configured} is a path inside it or under its mount.
    *
@@ -94,9 +101,7 @@ public record CgroupPlacement(Optional<Cgroup> parent, String reason) {
     }
     return new CgroupPlacement(
         Optional.empty(),
-        "no writable cgroup: "
-            + String.join("; ", refused)
-            + " (configure a delegated parent with -Dlifecycle.cgroup.parent)");
+        "no writable cgroup: " + String.join("; ", refused) + ". " + HOW_TO_GET_CGROUP);
   }
 
   /** Why {@code cgroup} cannot be a parent, or empty when it can. */

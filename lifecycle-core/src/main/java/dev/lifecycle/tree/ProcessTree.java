@@ -577,14 +577,15 @@ public final class ProcessTree implements AutoCloseable {
                   entryUnattributed)
               : null;
       TerminationReport report = byCgroup != null ? byCgroup.run() : sessionTermination(grace);
-      if (!report.isComplete()) { // a complete one is the caller's to log: binding a logger
-        // costs a short-lived JVM milliseconds (docs/PERFORMANCE.md, "Fast clients")
+      // Only what was seen left is logged, not the SESSION tier's standing blind spot: a clean
+      // close is the caller's to log, and binding a logger costs a short-lived JVM milliseconds.
+      if (!report.noSurvivorSeen()) {
         Log.LOG.warn("tree {} not proven gone: {}", leader.pid(), report);
       }
       AdoptedZombies.reap(
           platform, sessionId(), report, byCgroup != null ? byCgroup.seen() : Set.of());
       result.complete(report);
-      if (report.isComplete()) {
+      if (report.noSurvivorSeen()) { // what the SESSION tier's own onExit polling also waits for
         exit.complete(this);
       }
     } catch (Throwable t) {

@@ -126,68 +126,6 @@ public record TerminationReport(
   }
 
   /**
-   * A SESSION-tier report without tier details (the form before tiers existed).
-   *
-   * @param endedBy the stage that ended the tree
-   * @param processGroupId the group that was signalled as a whole, or {@code -1} when every process
-   *     was signalled on its own (no group signals on this platform, or the group was not ours)
-   * @param terminated pids sent SIGTERM: every process known to be in the group when the group was
-   *     signalled, and each process signalled by identity
-   * @param killed pids sent SIGKILL, counted the same way (in CGROUP tier: the members listed right
-   *     before {@code cgroup.kill})
-   * @param escapees processes found outside the tree's group, and how each was found
-   * @param skipped processes that were never signalled because their pid now names another process
-   * @param survivors processes still alive after SIGKILL and the bounded verification (for example
-   *     in uninterruptible sleep); empty when the tree is proven gone
-   * @param problems unexpected failures met on the way; the escalation went on regardless
-   * @param elapsed wall time from the first check to the end of the sweep
-   */
-  public TerminationReport(
-      Stage endedBy,
-      long processGroupId,
-      Set<Long> terminated,
-      Set<Long> killed,
-      List<TreeMember> escapees,
-      List<ProcessIdentity> skipped,
-      List<TreeMember> survivors,
-      List<String> problems,
-      Duration elapsed) {
-    this(
-        endedBy,
-        processGroupId,
-        terminated,
-        killed,
-        escapees,
-        skipped,
-        survivors,
-        problems,
-        elapsed,
-        ContainmentTier.SESSION,
-        "not recorded",
-        List.of(),
-        "");
-  }
-
-  /** This report with the tier details of the tree it belongs to. */
-  TerminationReport withContainment(
-      ContainmentTier tier, String tierReason, List<String> unprovable, String leader) {
-    return new TerminationReport(
-        endedBy,
-        processGroupId,
-        terminated,
-        killed,
-        escapees,
-        skipped,
-        survivors,
-        problems,
-        elapsed,
-        tier,
-        tierReason,
-        unprovable,
-        leader);
-  }
-
-  /**
    * Whether every process of the tree is proven gone: no survivor, and nothing this tier could not
    * see ({@link #unprovable()} empty). Never in the SESSION tier (see {@link #SESSION_BLIND_SPOT}).
    *

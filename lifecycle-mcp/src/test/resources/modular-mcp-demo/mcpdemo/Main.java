@@ -64,6 +64,7 @@ public final class Main {
     System.out.println("reason: " + report.reason());
     System.out.println("ended by: " + report.endedBy());
     System.out.println("complete: " + report.isComplete());
+    System.out.println("no survivor seen: " + report.noSurvivorSeen());
   }
 
   private static String name(Module module) {

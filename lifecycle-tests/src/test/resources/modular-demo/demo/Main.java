@@ -37,6 +37,7 @@ public final class Main {
       }
       TerminationReport report = tree.terminate(Duration.ofSeconds(2));
       System.out.println("complete: " + report.isComplete());
+      System.out.println("no survivor seen: " + report.noSurvivorSeen());
     }
   }
 }

@@ -135,7 +135,7 @@ public final class Connect {
       CompletableFuture<TerminationReport> ending = backend.terminateAsync(grace);
       TerminationReport report =
           bound.isEnabled() ? ending.get(bound.toNanos(), TimeUnit.NANOSECONDS) : ending.get();
-      if (!report.isComplete()) {
+      if (!report.noSurvivorSeen()) {
         original.addSuppressed(
             new IllegalStateException("backend " + backend + " left survivors: " + report));
       }

@@ -121,7 +121,7 @@ final class Launcher {
   private void abandon(ProcessTree tree, Throwable why) {
     try {
       TerminationReport report = tree.terminate(STOP_GRACE); // identity-checked, ends in SIGKILL
-      if (!report.isComplete()) {
+      if (!report.noSurvivorSeen()) {
         why.addSuppressed(new IllegalStateException("broker tree survivors: " + report));
       }
       store.read(name); // owner proven gone: its record and artifacts are reclaimed

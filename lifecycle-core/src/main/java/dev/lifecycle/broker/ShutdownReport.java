@@ -46,14 +46,16 @@ public record ShutdownReport(
   }
 
   /**
-   * Whether every backend tree is proven gone and nothing went wrong.
+   * Whether nothing went wrong and no backend tree left a process its tier could see ({@link
+   * TerminationReport#noSurvivorSeen()}); whether each is also proven gone is its {@link
+   * TerminationReport#isComplete()}, never so in the SESSION tier.
    *
-   * @return {@code true} if no problem was met, no artifact left and every backend report is
-   *     complete
+   * @return {@code true} if no problem was met, no artifact left and no backend report saw a
+   *     survivor or suspect
    */
   public boolean isClean() {
     return problems.isEmpty()
         && artifactsLeft.isEmpty()
-        && backends.stream().allMatch(TerminationReport::isComplete);
+        && backends.stream().allMatch(TerminationReport::noSurvivorSeen);
   }
 }

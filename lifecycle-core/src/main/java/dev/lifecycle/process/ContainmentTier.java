@@ -20,8 +20,9 @@ public enum ContainmentTier {
    * Session + process group + parentage + the environment cookie: catches setsid and double-fork
    * escapees that keep their environment. Cannot see a process that left the session, lost its
    * parent (re-parented to init) and carries no readable cookie (a daemon that rewrote its
-   * environment area for a process title, {@code env -i}); reports name such processes as
-   * unprovable instead of calling the tree complete.
+   * environment area for a process title, {@code env -i}), so no report of this tier is complete:
+   * each names that blind spot first in {@code unprovable()}, then every process it saw but could
+   * not rule out (an empty or rewritten environment started after the tree).
    */
   SESSION
 }

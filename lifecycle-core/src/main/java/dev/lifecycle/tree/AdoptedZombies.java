@@ -107,7 +107,7 @@ final class AdoptedZombies {
           reaped++;
         }
       }
-      if (dying == 0 || !report.isComplete() || System.nanoTime() > deadline) {
+      if (dying == 0 || !report.noSurvivorSeen() || System.nanoTime() > deadline) {
         break;
       }
       LockSupport.parkNanos(DYING_POLL.toNanos());

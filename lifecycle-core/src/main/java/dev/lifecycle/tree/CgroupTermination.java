@@ -1,7 +1,6 @@
 package dev.lifecycle.tree;
 
 import dev.lifecycle.process.ContainmentTier;
-import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessPlatform;
@@ -15,10 +14,8 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -49,52 +46,37 @@ final class CgroupTermination {
 
   private final ProcessPlatform platform;
   private final Cgroup cgroup;
-  private final ProcessIdentity leader;
+  private final SupervisedProcess leader;
   private final long groupId;
-  private final boolean groupSignals;
   private final Duration grace;
+  private final TreeOptions options;
+  private final String tierReason;
+  private final String leaderText;
+  private final Signaller signaller;
   private long termSentAt;
   // Every member read (TERM walk, kill): the processes whose zombies a JVM that is PID 1 reaps.
   private final Set<ProcessIdentity> seen = new HashSet<>();
-  private final TreeOptions options;
-  private final SupervisedProcess leaderProcess;
-  private final String tierReason;
-  private final String leaderText;
-  private final List<ProcessIdentity> entryUnattributed;
-
-  private final Set<Long> termed = new LinkedHashSet<>();
-  private final Set<Long> killed = new LinkedHashSet<>();
   private final Map<Long, TreeMember> escapees = new LinkedHashMap<>();
-  private final List<String> problems = new ArrayList<>();
-  private final List<ProcessIdentity> skipped = new ArrayList<>();
-  private boolean groupSignalled;
-  private boolean reaped;
   private boolean interrupted;
-  private boolean contUnsupported;
 
   CgroupTermination(
       ProcessPlatform platform,
       Cgroup cgroup,
-      ProcessIdentity leader,
-      long groupId,
+      SupervisedProcess leader,
       boolean groupSignals,
       Duration grace,
       TreeOptions options,
-      SupervisedProcess leaderProcess,
       String tierReason,
-      String leaderText,
-      List<ProcessIdentity> entryUnattributed) {
+      String leaderText) {
     this.platform = platform;
     this.cgroup = cgroup;
     this.leader = leader;
-    this.groupId = groupId;
-    this.groupSignals = groupSignals && groupId > 1;
+    this.groupId = leader.processGroupId();
     this.grace = TreeOptions.check(grace, "grace");
     this.options = options;
-    this.leaderProcess = leaderProcess;
     this.tierReason = tierReason;
     this.leaderText = leaderText;
-    this.entryUnattributed = entryUnattributed;
+    this.signaller = new Signaller(platform, leader.identity(), groupId, groupSignals);
   }
 
   TerminationReport run() {
@@ -125,7 +107,7 @@ final class CgroupTermination {
       }
     } catch (RuntimeException e) {
       // Anything unexpected: still end in cgroup.kill and the verification.
-      problems.add("termination: " + e);
+      signaller.problem("termination: " + e);
       stage = TerminationReport.Stage.KILL;
       try {
         kill();
@@ -133,20 +115,11 @@ final class CgroupTermination {
           survivors = survivors();
         }
       } catch (RuntimeException again) {
-        problems.add("kill: " + again);
+        signaller.problem("kill: " + again);
         survivors = survivors();
       }
     }
-    reap();
-    List<String> unprovable = new ArrayList<>();
-    for (ProcessIdentity id : entryUnattributed) {
-      if (platform.probe(id) == Liveness.ALIVE) {
-        unprovable.add(
-            id.pid()
-                + ": re-parented to init while the leader entered its cgroup; it may have been the"
-                + " tree's and is still running outside the cgroup");
-      }
-    }
+    signaller.reap(leader);
     // An already empty cgroup is being removed by the tree's populated-0 handler (CgroupRemoval):
     // its rmdir waits for the kernel's cgroup lock, which a close of an exited tree need not.
     if (survivors.isEmpty() && stage != TerminationReport.Stage.ALREADY_GONE) {
@@ -155,19 +128,14 @@ final class CgroupTermination {
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
-    return new TerminationReport(
+    return signaller.report(
         stage,
-        groupSignalled ? groupId : -1,
-        termed,
-        killed,
         new ArrayList<>(escapees.values()),
-        skipped,
         survivors,
-        problems,
-        Duration.ofNanos(System.nanoTime() - started),
+        started,
         ContainmentTier.CGROUP,
         tierReason,
-        unprovable,
+        List.of(),
         leaderText);
   }
 
@@ -189,7 +157,7 @@ final class CgroupTermination {
     try {
       return cgroup.isPopulated();
     } catch (IOException e) {
-      problems.add(e.getMessage());
+      signaller.problem(e.getMessage());
       return true; // unknown: act as if something were left
     }
   }
@@ -204,43 +172,24 @@ final class CgroupTermination {
     if (signal == Signal.TERM) {
       termSentAt = System.nanoTime();
     }
-    boolean grouped = signalGroup(signal);
+    boolean grouped = signaller.group(signal);
     if (signal == Signal.TERM && grouped) {
-      signalGroup(Signal.CONT);
+      signaller.group(Signal.CONT);
     }
     String boot = platform.self().bootId();
     for (ProcessInfo row : rows) {
       long pid = row.pid();
       seen.add(row.identity(boot));
       if (row.pgid() != groupId) {
-        escapees.putIfAbsent(
-            pid,
-            new TreeMember(
-                row.identity(boot),
-                row.pgid(),
-                row.sid(),
-                row.command(),
-                EnumSet.of(Discovery.CGROUP)));
+        escapees.putIfAbsent(pid, TreeMember.of(row, boot, cgroupFound()));
       }
       if (grouped && row.pgid() == groupId) {
-        record(pid, signal);
+        signaller.sent(pid, signal);
         continue;
       }
       ProcessIdentity identity = row.identity(boot);
-      SignalResult result = platform.signal(identity, signal);
-      if (result == SignalResult.DELIVERED) {
-        record(pid, signal);
-        if (signal == Signal.TERM && !contUnsupported) {
-          try {
-            platform.signal(identity, Signal.CONT);
-          } catch (UnsupportedOperationException e) {
-            contUnsupported = true; // the pure-JDK platform: cgroup.kill ends stopped ones too
-          }
-        }
-      } else if (result == SignalResult.IDENTITY_MISMATCH) {
-        skipped.add(identity);
-      } else if (result == SignalResult.NOT_PERMITTED) {
-        problems.add("not permitted to signal " + pid);
+      if (signaller.one(identity, signal) == SignalResult.DELIVERED && signal == Signal.TERM) {
+        signaller.one(identity, Signal.CONT); // without SIGCONT, cgroup.kill ends stopped ones
       }
     }
   }
@@ -253,7 +202,7 @@ final class CgroupTermination {
         cgroup.freeze(); // a fork storm stops forking; SIGKILL still ends frozen processes
       } catch (IOException e) {
         if (cgroup.exists()) { // else emptied and removed meanwhile: nothing was left to freeze
-          problems.add(e.getMessage());
+          signaller.problem(e.getMessage());
         }
       }
     }
@@ -262,25 +211,26 @@ final class CgroupTermination {
         return; // emptied and removed (by the tree's onExit) since the last look
       }
       cgroup.kill();
-      killed.addAll(members);
+      for (long pid : members) {
+        signaller.sent(pid, Signal.KILL);
+      }
     } catch (IOException e) {
       if (!cgroup.exists()) {
         return;
       }
-      problems.add(e.getMessage());
+      signaller.problem(e.getMessage());
       for (long pid : members) { // no cgroup.kill: one by one, by identity
-        platform.identify(pid).ifPresent(id -> platform.signal(id, Signal.KILL));
-        killed.add(pid);
+        platform.identify(pid).ifPresent(id -> signaller.one(id, Signal.KILL));
       }
     }
-    signalGroup(Signal.KILL); // a window fork that stayed outside the cgroup but in the group
+    signaller.group(Signal.KILL); // a window fork that stayed outside the cgroup but in the group
   }
 
   /** Members outside the tree's group (setsid, another group) go into the report as escapees. */
   private void noteEscapees(Set<Long> members) {
     String boot = platform.self().bootId();
     for (long pid : members) {
-      if (escapees.containsKey(pid) || termed.contains(pid)) {
+      if (escapees.containsKey(pid) || signaller.wasSent(pid)) {
         continue; // named by the TERM walk: no second read before the kill
       }
       platform
@@ -292,16 +242,7 @@ final class CgroupTermination {
                 return row;
               })
           .filter(row -> row.pgid() != groupId)
-          .ifPresent(
-              row ->
-                  escapees.put(
-                      pid,
-                      new TreeMember(
-                          row.identity(boot),
-                          row.pgid(),
-                          row.sid(),
-                          row.command(),
-                          EnumSet.of(Discovery.CGROUP))));
+          .ifPresent(row -> escapees.put(pid, TreeMember.of(row, boot, cgroupFound())));
     }
   }
 
@@ -309,35 +250,8 @@ final class CgroupTermination {
     try {
       return cgroup.members();
     } catch (IOException e) {
-      problems.add(e.getMessage());
+      signaller.problem(e.getMessage());
       return Set.of();
-    }
-  }
-
-  private void record(long pid, Signal signal) {
-    if (signal == Signal.TERM) {
-      termed.add(pid);
-    } else if (signal == Signal.KILL) {
-      killed.add(pid);
-    }
-  }
-
-  /** Signals the group only while the leader's pid still names the leader (running or zombie). */
-  private boolean signalGroup(Signal signal) {
-    if (!groupSignals || reaped) {
-      return false;
-    }
-    Optional<ProcessIdentity> now = platform.identify(leader.pid());
-    if (now.isEmpty() || leader.match(now.get()) == ProcessIdentity.Match.DIFFERENT) {
-      return false;
-    }
-    try {
-      boolean delivered = platform.signalGroup(groupId, signal) == SignalResult.DELIVERED;
-      groupSignalled |= delivered;
-      return delivered;
-    } catch (RuntimeException e) {
-      problems.add("group " + groupId + " " + signal + ": " + e);
-      return false;
     }
   }
 
@@ -364,7 +278,7 @@ final class CgroupTermination {
     } catch (TimeoutException e) {
       return false;
     } catch (ExecutionException e) {
-      problems.add("waiting for " + cgroup + " to empty: " + e.getCause());
+      signaller.problem("waiting for " + cgroup + " to empty: " + e.getCause());
       return false;
     } finally {
       empty.cancel(false);
@@ -378,35 +292,25 @@ final class CgroupTermination {
       platform
           .info(pid)
           .filter(row -> !row.hasExited())
-          .ifPresent(
-              row ->
-                  out.add(
-                      new TreeMember(
-                          row.identity(boot),
-                          row.pgid(),
-                          row.sid(),
-                          row.command(),
-                          EnumSet.of(Discovery.CGROUP))));
+          .ifPresent(row -> out.add(TreeMember.of(row, boot, cgroupFound())));
     }
     if (out.isEmpty() && populated()) {
-      problems.add(cgroup + " still populated after " + options.verifyTimeout());
+      signaller.problem(cgroup + " still populated after " + options.verifyTimeout());
     }
     return out;
   }
 
-  private void reap() {
-    if (platform.probe(leader) == Liveness.GONE) {
-      reaped = leaderProcess.reap(); // last: the group id is free from here on
-    }
+  private static Set<Discovery> cgroupFound() {
+    return EnumSet.of(Discovery.CGROUP);
   }
 
   private void remove() {
     try {
       if (!CgroupRemoval.remove(cgroup)) {
-        problems.add(cgroup + " could not be removed (EBUSY: populated)");
+        signaller.problem(cgroup + " could not be removed (EBUSY: populated)");
       }
     } catch (IOException e) {
-      problems.add(e.getMessage());
+      signaller.problem(e.getMessage());
       Log.LOG.debug("cannot remove {}", cgroup, e);
     }
   }

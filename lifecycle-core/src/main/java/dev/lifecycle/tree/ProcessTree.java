@@ -46,12 +46,12 @@ import org.slf4j.LoggerFactory;
  * and processes seen before).
  *
  * <p>Containment ({@link #tier()}): in the {@link ContainmentTier#CGROUP} tier the tree also has a
- * cgroup v2 of its own ({@link #cgroup()}), which the leader enters right after its exec (before
- * the spawn returns; pids allocated meanwhile are checked so a fork in that window is moved too).
- * Membership is then the kernel's, termination ends in {@code cgroup.kill}, {@link #onExit()} fires
- * on {@code populated 0}, and the cgroup is removed once empty. Otherwise ({@link
- * ContainmentTier#SESSION}) membership is session, group, parentage and cookie, and reports say
- * what that cannot prove. {@link #tierReason()} says why. Thread-safe.
+ * cgroup v2 of its own ({@link #cgroup()}), which the leader enters before its program's first
+ * instruction (a shell writes itself in, then execs the program in place). Membership is then the
+ * kernel's, termination ends in {@code cgroup.kill}, {@link #onExit()} fires on {@code populated
+ * 0}, and the cgroup is removed once empty. Otherwise ({@link ContainmentTier#SESSION}) membership
+ * is session, group, parentage and cookie, and reports are never complete: they say what that
+ * cannot prove. {@link #tierReason()} says why. Thread-safe.
  */
 public final class ProcessTree implements AutoCloseable {
   /**
@@ -77,7 +77,6 @@ public final class ProcessTree implements AutoCloseable {
   private final Optional<Cgroup> cgroup;
   private final String tierReason;
   private final String leaderText;
-  private final List<ProcessIdentity> entryUnattributed;
 
   private static final Set<java.nio.file.Path> CLEANED =
       java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -89,15 +88,13 @@ public final class ProcessTree implements AutoCloseable {
       TreeOptions options,
       Optional<Cgroup> cgroup,
       String tierReason,
-      String leaderText,
-      List<ProcessIdentity> entryUnattributed) {
+      String leaderText) {
     this.platform = platform;
     this.leader = leader;
     this.options = options;
     this.cgroup = cgroup;
     this.tierReason = tierReason;
     this.leaderText = leaderText;
-    this.entryUnattributed = List.copyOf(entryUnattributed);
     boolean ownGroup = leader.processGroupId() > 0;
     this.groupSignals = ownGroup && platform.capabilities().groupSignals();
     Scope scope =
@@ -240,8 +237,7 @@ public final class ProcessTree implements AutoCloseable {
           options,
           Optional.empty(),
           containment.reason(),
-          text,
-          List.of());
+          text);
     }
     Cgroup parent = Cgroup.at(containment.parent().orElseThrow());
     if (CLEANED.add(parent.path())) {
@@ -276,15 +272,14 @@ public final class ProcessTree implements AutoCloseable {
       removeQuietly(own);
       throw e;
     }
-    List<ProcessIdentity> unattributed = enterCheck(own, child);
+    // The entering shell and the platform's own move put the leader in: no check here.
     return new ProcessTree(
         platform,
         child,
         options,
         Optional.of(own),
         "cgroup " + own + " under " + containment.reason(),
-        text,
-        unattributed);
+        text);
   }
 
   /** AUTO mode: a cgroup that cannot be used for this spawn leaves the tree in SESSION tier. */
@@ -310,27 +305,7 @@ public final class ProcessTree implements AutoCloseable {
         options,
         Optional.empty(),
         why.getMessage(),
-        text,
-        List.of());
-  }
-
-  /**
-   * Makes sure the leader is in its cgroup (a platform that ignored the option) and moves what it
-   * forked before the move; returns what could not be attributed.
-   */
-  private static List<ProcessIdentity> enterCheck(Cgroup own, SupervisedProcess child) {
-    // Read first: a write to cgroup.procs takes the kernel's global cgroup_threadgroup_rwsem for
-    // writing (it waits for every fork in flight) even when the process is already inside.
-    Optional<Cgroup> now = own.hierarchy().of(child.pid());
-    if (now.isPresent() && now.get().equals(own)) {
-      return List.of();
-    }
-    try {
-      own.enter(child.pid());
-    } catch (IOException e) {
-      Log.LOG.debug("leader {} not moved again (exited?): {}", child.pid(), e.getMessage());
-    }
-    return List.of(); // the entering shell moved it before the program ran: no window
+        text);
   }
 
   private static String commandText(List<String> command) {
@@ -459,8 +434,7 @@ public final class ProcessTree implements AutoCloseable {
                 if (group > 0 && row.pgid() == group) {
                   how.add(Discovery.GROUP);
                 }
-                TreeMember m =
-                    new TreeMember(row.identity(boot), row.pgid(), row.sid(), row.command(), how);
+                TreeMember m = TreeMember.of(row, boot, how);
                 (group > 0 && row.pgid() == group ? members : escapees).add(m);
               });
     }
@@ -566,25 +540,23 @@ public final class ProcessTree implements AutoCloseable {
               ? new CgroupTermination(
                   platform,
                   cgroup.get(),
-                  leader.identity(),
-                  leader.processGroupId(),
+                  leader,
                   groupSignals,
                   grace,
                   options,
-                  leader,
                   tierReason,
-                  reportLabel(),
-                  entryUnattributed)
+                  reportLabel())
               : null;
       TerminationReport report = byCgroup != null ? byCgroup.run() : sessionTermination(grace);
-      if (!report.isComplete()) { // a complete one is the caller's to log: binding a logger
-        // costs a short-lived JVM milliseconds (docs/PERFORMANCE.md, "Fast clients")
+      // Only what was seen left is logged, not the SESSION tier's standing blind spot: a clean
+      // close is the caller's to log, and binding a logger costs a short-lived JVM milliseconds.
+      if (!report.noSurvivorSeen()) {
         Log.LOG.warn("tree {} not proven gone: {}", leader.pid(), report);
       }
       AdoptedZombies.reap(
           platform, sessionId(), report, byCgroup != null ? byCgroup.seen() : Set.of());
       result.complete(report);
-      if (report.isComplete()) {
+      if (report.noSurvivorSeen()) { // what the SESSION tier's own onExit polling also waits for
         exit.complete(this);
       }
     } catch (Throwable t) {
@@ -594,12 +566,18 @@ public final class ProcessTree implements AutoCloseable {
   }
 
   private TerminationReport sessionTermination(Duration grace) {
-    Termination termination =
-        new Termination(
-            platform, scanner, groupSignals, grace, options, null, Duration.ZERO, leader);
-    TerminationReport report = termination.run();
-    return report.withContainment(
-        ContainmentTier.SESSION, tierReason, termination.unprovable(), reportLabel());
+    return new Termination(
+            platform,
+            scanner,
+            groupSignals,
+            grace,
+            options,
+            null,
+            Duration.ZERO,
+            leader,
+            tierReason,
+            reportLabel())
+        .run();
   }
 
   /** {@code <pid> (<command>)}; by concat, not {@code +}: no invokedynamic to link at close. */

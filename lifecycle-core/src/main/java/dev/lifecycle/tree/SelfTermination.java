@@ -94,7 +94,9 @@ public final class SelfTermination {
             options,
             beforeKill,
             beforeKillTimeout,
-            null)
+            null,
+            "this JVM's own tree: session, group, parentage and cookie",
+            Long.toString(self.pid()).concat(" (this JVM)"))
         .run();
   }
 

@@ -2,6 +2,7 @@ package dev.lifecycle.tree;
 
 import dev.lifecycle.internal.Backoff;
 import dev.lifecycle.internal.Threads;
+import dev.lifecycle.process.ContainmentTier;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
@@ -12,10 +13,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -91,27 +90,24 @@ final class Termination {
   private final Duration beforeKillTimeout;
   private final SupervisedProcess leader; // reaped once gone; null when there is none to reap
 
+  private final String tierReason;
+  private final String leaderText;
+  private final Signaller signaller;
+
   private final Set<ProcessIdentity> termed = new HashSet<>();
   private final Set<ProcessIdentity> killed = new HashSet<>();
   // SIGKILL sent to the process itself, not only to the group it was last seen in: a member that
   // left the group (setsid) after it was seen there missed the group's SIGKILL.
   private final Set<ProcessIdentity> killedDirectly = new HashSet<>();
-  private final Set<Long> termedPids = new LinkedHashSet<>();
-  private final Set<Long> killedPids = new LinkedHashSet<>();
   private final Map<ProcessIdentity, TreeMember> escapees = new LinkedHashMap<>();
-  private final Set<ProcessIdentity> skipped = new LinkedHashSet<>();
-  private final Set<String> problems = new LinkedHashSet<>();
   private List<TreeMember> survivors = List.of();
   private TreeView last = new TreeView(List.of(), List.of());
   private boolean alreadyGone;
-  private boolean groupSignalled;
   private boolean groupTermed; // TERM + CONT went to the group before the first scan
   private boolean confirmedEmpty; // the last scan, cookie included, found nothing alive
   private boolean unsettled; // the last scan met a process inside execve
   private List<String> suspects = List.of(); // of the last scan with the cookie search
-  private boolean reaped;
   private boolean interrupted;
-  private boolean contUnsupported;
   private long graceDeadline;
   private int sweepRounds;
 
@@ -120,6 +116,8 @@ final class Termination {
    * @param beforeKill run (bounded by {@code beforeKillTimeout}) after the grace, before SIGKILL;
    *     {@code null} for none
    * @param leader reaped once it is gone; {@code null} when there is none to reap
+   * @param tierReason why the tree has no cgroup, for the report
+   * @param leaderText the leader's pid and command line, for the report
    */
   Termination(
       ProcessPlatform platform,
@@ -129,7 +127,9 @@ final class Termination {
       TreeOptions options,
       Runnable beforeKill,
       Duration beforeKillTimeout,
-      SupervisedProcess leader) {
+      SupervisedProcess leader,
+      String tierReason,
+      String leaderText) {
     this.platform = platform;
     this.scanner = scanner;
     this.scope = scanner.scope();
@@ -139,11 +139,9 @@ final class Termination {
     this.beforeKill = beforeKill;
     this.beforeKillTimeout = beforeKillTimeout;
     this.leader = leader;
-  }
-
-  /** What the last cookie search could not rule out (SESSION tier); see {@link TreeScanner}. */
-  List<String> unprovable() {
-    return suspects;
+    this.tierReason = tierReason;
+    this.leaderText = leaderText;
+    this.signaller = new Signaller(platform, scope.anchor(), scope.groupId(), this.groupSignals);
   }
 
   TerminationReport run() {
@@ -154,7 +152,7 @@ final class Termination {
       try {
         state = step(current);
       } catch (RuntimeException e) {
-        problems.add(current + ": " + e);
+        signaller.problem(current + ": " + e);
         state = current.onFailure();
       }
     }
@@ -164,19 +162,19 @@ final class Termination {
     TerminationReport.Stage endedBy =
         alreadyGone
             ? TerminationReport.Stage.ALREADY_GONE
-            : killedPids.isEmpty() && survivors.isEmpty()
+            : signaller.noneKilled() && survivors.isEmpty()
                 ? TerminationReport.Stage.TERM
                 : TerminationReport.Stage.KILL;
-    return new TerminationReport(
+    // The suspects of the last cookie search: what this tier saw and could not rule out.
+    return signaller.report(
         endedBy,
-        groupSignalled ? scope.groupId() : -1,
-        termedPids,
-        killedPids,
         new ArrayList<>(escapees.values()),
-        new ArrayList<>(skipped),
         survivors,
-        new ArrayList<>(problems),
-        Duration.ofNanos(System.nanoTime() - started));
+        started,
+        ContainmentTier.SESSION,
+        tierReason,
+        suspects,
+        leaderText);
   }
 
   private State step(State state) {
@@ -254,9 +252,7 @@ final class Termination {
       }
       case SWEEP -> confirmedEmpty && !unsettled ? State.REAP : sweep();
       case REAP -> {
-        if (leader != null && platform.probe(scope.anchor()) == Liveness.GONE) {
-          reaped = leader.reap(); // last: the group id is free from here on
-        }
+        signaller.reap(leader);
         yield State.DONE;
       }
       case DONE -> State.DONE;
@@ -274,12 +270,12 @@ final class Termination {
     if (!scope.anchorIsMember()
         || !groupSignals
         || platform.probe(scope.anchor()) != Liveness.ALIVE
-        || !signalGroup(Signal.TERM)) {
+        || !signaller.group(Signal.TERM)) {
       return false;
     }
     graceDeadline = System.nanoTime() + grace.toNanos();
     groupTermed = true;
-    signalGroup(Signal.CONT); // a stopped process sees TERM only once continued
+    signaller.group(Signal.CONT); // a stopped process sees TERM only once continued
     return true;
   }
 
@@ -304,7 +300,7 @@ final class Termination {
       alive = observe(true).all();
     }
     if (alive.isEmpty() && unsettled) {
-      problems.add("a process stayed inside execve for " + options.verifyTimeout());
+      signaller.problem("a process stayed inside execve for " + options.verifyTimeout());
     }
     if (alive.isEmpty()) {
       return State.REAP;
@@ -356,12 +352,12 @@ final class Termination {
 
   /** Without those found not to be ours; a loop, not a stream (see the class comment). */
   private List<TreeMember> ours(List<TreeMember> scanned) {
-    if (skipped.isEmpty()) {
+    if (signaller.noneSkipped()) {
       return scanned;
     }
     List<TreeMember> out = new ArrayList<>(scanned.size());
     for (TreeMember member : scanned) {
-      if (!skipped.contains(member.identity())) {
+      if (!signaller.isSkipped(member.identity())) {
         out.add(member);
       }
     }
@@ -428,7 +424,7 @@ final class Termination {
    */
   private boolean signal(List<TreeMember> targets, Signal signal, boolean allowGroup) {
     Predicate<TreeMember> inGroup = m -> m.processGroupId() == scope.groupId();
-    boolean grouped = allowGroup && targets.stream().anyMatch(inGroup) && signalGroup(signal);
+    boolean grouped = allowGroup && targets.stream().anyMatch(inGroup) && signaller.group(signal);
     for (TreeMember target : targets) {
       if (grouped && inGroup.test(target)) {
         record(target, signal);
@@ -439,60 +435,27 @@ final class Termination {
     return grouped;
   }
 
-  /**
-   * Signals the tree's group, only while the leader's pid still names the leader (alive or held
-   * unreaped): then the group id cannot belong to anyone else.
-   *
-   * @return whether the group was signalled
-   */
-  private boolean signalGroup(Signal signal) {
-    if (!groupSignals || reaped) {
-      return false;
-    }
-    Optional<ProcessIdentity> now = platform.identify(scope.anchor().pid());
-    if (now.isEmpty() || scope.anchor().match(now.get()) == ProcessIdentity.Match.DIFFERENT) {
-      return false; // not pinned any more: members are signalled one by one
-    }
-    boolean delivered = platform.signalGroup(scope.groupId(), signal) == SignalResult.DELIVERED;
-    groupSignalled |= delivered;
-    return delivered;
-  }
-
   private void signalOne(TreeMember target, Signal signal) {
-    if (signal == Signal.CONT && contUnsupported) {
-      return;
-    }
-    SignalResult result;
-    try {
-      result = platform.signal(target.identity(), signal);
-    } catch (UnsupportedOperationException e) {
-      if (signal != Signal.CONT) {
-        throw e;
+    if (signaller.one(target.identity(), signal) == SignalResult.DELIVERED) {
+      remember(target, signal);
+      if (signal == Signal.KILL) {
+        killedDirectly.add(target.identity());
       }
-      contUnsupported = true; // the pure-JDK platform: a stopped process still dies by SIGKILL
-      return;
-    }
-    switch (result) {
-      case DELIVERED -> {
-        record(target, signal);
-        if (signal == Signal.KILL) {
-          killedDirectly.add(target.identity());
-        }
-      }
-      case IDENTITY_MISMATCH -> skipped.add(target.identity());
-      case NOT_PERMITTED -> problems.add("not permitted to signal " + target);
-      case GONE -> {}
     }
   }
 
+  /** Counts a member the group signal reached. */
   private void record(TreeMember target, Signal signal) {
-    if (signal == Signal.TERM) {
+    remember(target, signal);
+    signaller.sent(target.pid(), signal);
+  }
+
+  private void remember(TreeMember target, Signal signal) {
+    if (signal == Signal.TERM || signal == Signal.KILL) {
       termed.add(target.identity());
-      termedPids.add(target.pid());
-    } else if (signal == Signal.KILL) {
-      termed.add(target.identity());
+    }
+    if (signal == Signal.KILL) {
       killed.add(target.identity());
-      killedPids.add(target.pid());
     }
   }
 
@@ -515,12 +478,13 @@ final class Termination {
     try {
       done.get(beforeKillTimeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (ExecutionException e) {
-      problems.add("beforeKill failed: " + e.getCause());
+      signaller.problem("beforeKill failed: " + e.getCause());
     } catch (TimeoutException e) {
-      problems.add("beforeKill did not return within " + beforeKillTimeout + "; killing anyway");
+      signaller.problem(
+          "beforeKill did not return within " + beforeKillTimeout + "; killing anyway");
     } catch (InterruptedException e) {
       interrupted = true;
-      problems.add("interrupted while beforeKill ran; killing anyway");
+      signaller.problem("interrupted while beforeKill ran; killing anyway");
     }
   }
 

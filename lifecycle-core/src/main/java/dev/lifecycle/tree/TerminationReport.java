@@ -3,6 +3,7 @@ package dev.lifecycle.tree;
 import dev.lifecycle.process.ContainmentTier;
 import dev.lifecycle.process.ProcessIdentity;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -13,12 +14,14 @@ import java.util.TreeSet;
  * What one termination did and what it proved. Every caller of a tree's {@code terminate} gets the
  * same instance. Immutable. Thread-safe.
  *
- * <p>{@link #isComplete()} means proven: no survivor, and nothing the tier could not see. In the
- * {@link ContainmentTier#CGROUP} tier the proof is the kernel's ({@code cgroup.events populated
- * 0}). In the {@link ContainmentTier#SESSION} tier it rests on session, group, parentage and
- * cookie, so {@link #unprovable()} lists what that cannot rule out (processes started after the
- * tree whose environment is empty or was rewritten, e.g. a redis or nginx daemon, or {@code env
- * -i}); when it is not empty the report is not complete.
+ * <p>Two verdicts. {@link #noSurvivorSeen()}: nothing the tier could see is left, no survivor and
+ * no suspect. {@link #isComplete()}: proven, which only the {@link ContainmentTier#CGROUP} tier can
+ * do (the kernel's {@code cgroup.events populated 0}). The {@link ContainmentTier#SESSION} tier
+ * rests on session, group, parentage and cookie, and a process that left the session, lost its
+ * parent and carries no readable cookie is invisible to all four, so every SESSION report lists
+ * {@link #SESSION_BLIND_SPOT} in {@link #unprovable()} and is never complete. Its other lines name
+ * suspects: processes started after the tree whose environment is empty or was rewritten (e.g. a
+ * redis or nginx daemon, or {@code env -i}).
  *
  * @param endedBy the stage that ended the tree
  * @param processGroupId the group that was signalled as a whole, or {@code -1} when every process
@@ -35,8 +38,9 @@ import java.util.TreeSet;
  * @param elapsed wall time from the first check to the end of the sweep
  * @param tier the containment tier the tree had
  * @param tierReason where the tree's cgroup was, or why the tree had no cgroup (path and errno)
- * @param unprovable what this tier could not prove gone, each with the reason; empty when
- *     everything was proven
+ * @param unprovable what this tier could not prove gone, each with the reason: in SESSION tier
+ *     {@link #SESSION_BLIND_SPOT} first, then one line per suspect; empty when everything was
+ *     proven
  * @param leader the leader's pid and command line, for people reading the report
  */
 public record TerminationReport(
@@ -53,6 +57,14 @@ public record TerminationReport(
     String tierReason,
     List<String> unprovable,
     String leader) {
+
+  /**
+   * What no SESSION-tier termination can rule out, the first line of every SESSION report's {@link
+   * #unprovable()}: such a process is neither a survivor nor a suspect, it is simply not seen.
+   */
+  public static final String SESSION_BLIND_SPOT =
+      "SESSION tier: a process that left the session, lost its parent and carries no readable"
+          + " cookie (env -i setsid, a title-rewriting daemon) is not seen, so none is proven gone";
 
   /** The stage that ended a tree. */
   public enum Stage {
@@ -82,8 +94,8 @@ public record TerminationReport(
    * @param elapsed wall time from the first check to the end of the sweep
    * @param tier the containment tier the tree had
    * @param tierReason where the tree's cgroup was, or why the tree had no cgroup (path and errno)
-   * @param unprovable what this tier could not prove gone, each with the reason; empty when
-   *     everything was proven
+   * @param unprovable what this tier could not prove gone, each with the reason; in SESSION tier
+   *     {@link #SESSION_BLIND_SPOT} is put first when missing
    * @param leader the leader's pid and command line, for people reading the report
    * @throws NullPointerException if a component is {@code null}
    */
@@ -99,74 +111,23 @@ public record TerminationReport(
     skipped = List.copyOf(skipped);
     survivors = List.copyOf(survivors);
     problems = List.copyOf(problems);
-    unprovable = List.copyOf(unprovable);
+    unprovable = withBlindSpot(tier, unprovable);
   }
 
-  /**
-   * A SESSION-tier report without tier details (the form before tiers existed).
-   *
-   * @param endedBy the stage that ended the tree
-   * @param processGroupId the group that was signalled as a whole, or {@code -1} when every process
-   *     was signalled on its own (no group signals on this platform, or the group was not ours)
-   * @param terminated pids sent SIGTERM: every process known to be in the group when the group was
-   *     signalled, and each process signalled by identity
-   * @param killed pids sent SIGKILL, counted the same way (in CGROUP tier: the members listed right
-   *     before {@code cgroup.kill})
-   * @param escapees processes found outside the tree's group, and how each was found
-   * @param skipped processes that were never signalled because their pid now names another process
-   * @param survivors processes still alive after SIGKILL and the bounded verification (for example
-   *     in uninterruptible sleep); empty when the tree is proven gone
-   * @param problems unexpected failures met on the way; the escalation went on regardless
-   * @param elapsed wall time from the first check to the end of the sweep
-   */
-  public TerminationReport(
-      Stage endedBy,
-      long processGroupId,
-      Set<Long> terminated,
-      Set<Long> killed,
-      List<TreeMember> escapees,
-      List<ProcessIdentity> skipped,
-      List<TreeMember> survivors,
-      List<String> problems,
-      Duration elapsed) {
-    this(
-        endedBy,
-        processGroupId,
-        terminated,
-        killed,
-        escapees,
-        skipped,
-        survivors,
-        problems,
-        elapsed,
-        ContainmentTier.SESSION,
-        "not recorded",
-        List.of(),
-        "");
-  }
-
-  /** This report with the tier details of the tree it belongs to. */
-  TerminationReport withContainment(
-      ContainmentTier tier, String tierReason, List<String> unprovable, String leader) {
-    return new TerminationReport(
-        endedBy,
-        processGroupId,
-        terminated,
-        killed,
-        escapees,
-        skipped,
-        survivors,
-        problems,
-        elapsed,
-        tier,
-        tierReason,
-        unprovable,
-        leader);
+  /** No stream: this runs at the close of an exited tree, in a cold JVM. */
+  private static List<String> withBlindSpot(ContainmentTier tier, List<String> unprovable) {
+    if (tier != ContainmentTier.SESSION || unprovable.contains(SESSION_BLIND_SPOT)) {
+      return List.copyOf(unprovable);
+    }
+    List<String> out = new ArrayList<>(unprovable.size() + 1);
+    out.add(SESSION_BLIND_SPOT);
+    out.addAll(unprovable);
+    return List.copyOf(out);
   }
 
   /**
    * Whether every process of the tree is proven gone: no survivor, and nothing this tier could not
-   * see ({@link #unprovable()} empty).
+   * see ({@link #unprovable()} empty). Never in the SESSION tier (see {@link #SESSION_BLIND_SPOT}).
    *
    * @return {@code true} if nothing survived and nothing was unprovable
    */
@@ -175,8 +136,26 @@ public record TerminationReport(
   }
 
   /**
+   * Whether nothing this tier could see is left: no survivor and no suspect ({@link #unprovable()}
+   * holds at most {@link #SESSION_BLIND_SPOT}). The verdict to act on in either tier (warn, retry,
+   * fail a shutdown); {@link #isComplete()} says whether it is also proven.
+   *
+   * @return {@code true} if nothing survived and no process was left unproven by name
+   */
+  public boolean noSurvivorSeen() {
+    for (String line : unprovable) {
+      if (!line.equals(SESSION_BLIND_SPOT)) {
+        return false;
+      }
+    }
+    return survivors.isEmpty();
+  }
+
+  /**
    * One line for people, e.g. {@code TerminationReport[ended by TERM in 1.04 s, tier CGROUP, leader
-   * 4711 (sh -c server.sh), group 4711, TERM 200 pids 4711..4910, KILL [], complete]}.
+   * 4711 (sh -c server.sh), group 4711, TERM 200 pids 4711..4910, KILL [], complete]}; the verdict
+   * at the end is {@code complete}, {@code no survivor seen, not proven} (SESSION tier) or {@code
+   * INCOMPLETE}.
    */
   @Override
   public String toString() {
@@ -212,7 +191,10 @@ public record TerminationReport(
     if (!problems.isEmpty()) {
       out.append(", problems ").append(problems);
     }
-    out.append(isComplete() ? ", complete" : ", INCOMPLETE");
+    out.append(
+        isComplete()
+            ? ", complete"
+            : noSurvivorSeen() ? ", no survivor seen, not proven" : ", INCOMPLETE");
     return out.append(']').toString();
   }
 

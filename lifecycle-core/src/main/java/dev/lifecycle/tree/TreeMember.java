@@ -1,6 +1,7 @@
 package dev.lifecycle.tree;
 
 import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessInfo;
 import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
@@ -36,6 +37,11 @@ public record TreeMember(
     Objects.requireNonNull(identity, "identity");
     Objects.requireNonNull(command, "command");
     foundBy = Set.copyOf(foundBy);
+  }
+
+  /** The member a process-table row describes, found the ways {@code how} names. */
+  static TreeMember of(ProcessInfo row, String bootId, Set<Discovery> how) {
+    return new TreeMember(row.identity(bootId), row.pgid(), row.sid(), row.command(), how);
   }
 
   /** This member, also found the ways {@code other} was (the same process seen again). */

@@ -154,8 +154,7 @@ final class TreeScanner {
       if (row.hasExited()) {
         continue; // zombies are gone for every decision
       }
-      TreeMember member =
-          new TreeMember(identity, row.pgid(), row.sid(), row.command(), entry.getValue());
+      TreeMember member = TreeMember.of(row, boot, entry.getValue());
       (row.pgid() == scope.groupId() ? members : escapees).add(member);
     }
     List<String> lines = new ArrayList<>();

@@ -250,7 +250,7 @@ class BrokerRuntimeTest {
             "RECORD_CLEARED reachable=false record=false backend=true",
             "ARTIFACTS_REMOVED reachable=false record=false backend=true",
             "BACKENDS_TERMINATED reachable=false record=false backend=false");
-    assertThat(report.backends()).hasSize(1).allMatch(r -> r.isComplete());
+    assertThat(report.backends()).hasSize(1).allMatch(r -> r.noSurvivorSeen());
   }
 
   @Test

@@ -55,7 +55,7 @@ final class Ladder {
             exitCode(tree),
             Optional.of(report),
             Duration.ofNanos(System.nanoTime() - start));
-    if (result.isComplete()) {
+    if (result.noSurvivorSeen()) {
       LOG.debug("MCP server {} shut down: {}", tree.leader().pid(), result);
     } else {
       LOG.warn("MCP server {} left survivors: {}", tree.leader().pid(), result);

@@ -73,6 +73,17 @@ public record StdioShutdownReport(
     return tree.map(TerminationReport::isComplete).orElse(true);
   }
 
+  /**
+   * Whether nothing of the server's tree that its tier could see is left; see {@link
+   * TerminationReport#noSurvivorSeen()}. In the SESSION tier this is the most a report can say.
+   *
+   * @return {@code true} if the tree's report saw no survivor or suspect, or the server never
+   *     started
+   */
+  public boolean noSurvivorSeen() {
+    return tree.map(TerminationReport::noSurvivorSeen).orElse(true);
+  }
+
   @Override
   public String toString() {
     StringBuilder out =

@@ -161,7 +161,7 @@ class ConfigurationTest {
         SupervisedStdioClientTransport.builder(ServerParameters.builder("true").build()).build();
     StdioShutdownReport report = transport.shutdown().get(1, java.util.concurrent.TimeUnit.SECONDS);
     assertThat(report.endedBy()).isEqualTo(StdioShutdownReport.Step.NEVER_STARTED);
-    assertThat(report.isComplete()).isTrue();
+    assertThat(report.noSurvivorSeen()).isTrue();
     assertThat(transport.isRunning()).isFalse();
   }
 }

@@ -224,7 +224,7 @@ class McpModulePathTest {
                 + (modulePath ? "io.modelcontextprotocol.sdk.mcp.json.jackson3" : "unnamed"))
         .contains("closed: true")
         .contains("reason: CLOSED")
-        .contains("complete: true");
+        .contains("no survivor seen: true");
     assertThat(run.value("echo"))
         .as(run.toString())
         .hasValueSatisfying(v -> assertThat(v).contains(ECHO));

@@ -69,7 +69,7 @@ class SupervisedStdioClientTransportTest {
 
     StdioShutdownReport report = transport.onShutdown().get(20, TimeUnit.SECONDS);
     assertThat(report.reason()).isEqualTo(ShutdownReason.IDLE_TIMEOUT);
-    assertThat(report.isComplete()).isTrue();
+    assertThat(report.noSurvivorSeen()).isTrue();
     assertThat(Tagged.alive(tag)).isEmpty();
     assertThatThrownBy(client::listTools).hasStackTraceContaining("IDLE_TIMEOUT");
     client.closeGracefully();
@@ -96,7 +96,7 @@ class SupervisedStdioClientTransportTest {
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(25));
     StdioShutdownReport report = transport.onShutdown().get(20, TimeUnit.SECONDS);
     assertThat(report.reason()).isEqualTo(ShutdownReason.WALL_CLOCK);
-    assertThat(report.isComplete()).isTrue();
+    assertThat(report.noSurvivorSeen()).isTrue();
     assertThat(Tagged.alive(tag)).isEmpty();
     client.closeGracefully();
   }
@@ -116,7 +116,7 @@ class SupervisedStdioClientTransportTest {
     StdioShutdownReport report = transport.onShutdown().get(20, TimeUnit.SECONDS);
     assertThat(report.reason()).isEqualTo(ShutdownReason.STARTUP_TIMEOUT);
     assertThat(report.endedBy()).isEqualTo(Step.TERM); // blocked, not reading: EOF cannot end it
-    assertThat(report.isComplete()).isTrue();
+    assertThat(report.noSurvivorSeen()).isTrue();
     assertThat(Tagged.alive(tag)).isEmpty();
   }
 
@@ -134,7 +134,7 @@ class SupervisedStdioClientTransportTest {
     assertThat(report.reason()).isEqualTo(ShutdownReason.SERVER_EXITED);
     assertThat(report.exitCode()).hasValue(1);
     assertThat(report.cause().orElseThrow()).contains("npm error");
-    assertThat(report.isComplete()).isTrue();
+    assertThat(report.noSurvivorSeen()).isTrue();
   }
 
   @Test
@@ -172,7 +172,7 @@ class SupervisedStdioClientTransportTest {
           .hasStackTraceContaining("not JSON-RPC: Available transports: stdio");
       StdioShutdownReport report = transport.onShutdown().get(20, TimeUnit.SECONDS);
       assertThat(report.reason()).as("trial %d", trial).isEqualTo(ShutdownReason.CONNECT_FAILED);
-      assertThat(report.isComplete()).isTrue();
+      assertThat(report.noSurvivorSeen()).isTrue();
     }
   }
 
@@ -247,7 +247,7 @@ class SupervisedStdioClientTransportTest {
     StdioShutdownReport report = transport.onShutdown().get(20, TimeUnit.SECONDS);
     assertThat(report.reason()).isEqualTo(ShutdownReason.CLOSED);
     assertThat(report.endedBy()).isEqualTo(Step.KILL);
-    assertThat(report.isComplete()).isTrue();
+    assertThat(report.noSurvivorSeen()).isTrue();
     assertThat(Tagged.alive(tag)).isEmpty();
   }
 
@@ -275,7 +275,7 @@ class SupervisedStdioClientTransportTest {
     assertThatThrownBy(client::initialize).hasStackTraceContaining("longer than 64 bytes");
     StdioShutdownReport report = transport.onShutdown().get(20, TimeUnit.SECONDS);
     assertThat(report.reason()).isEqualTo(ShutdownReason.PROTOCOL_ERROR);
-    assertThat(report.isComplete()).isTrue();
+    assertThat(report.noSurvivorSeen()).isTrue();
     assertThat(Tagged.alive(tag)).isEmpty();
   }
 

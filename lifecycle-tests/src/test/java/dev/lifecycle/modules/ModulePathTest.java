@@ -137,7 +137,7 @@ class ModulePathTest {
         .contains("core module: " + (modulePath ? "dev.lifecycle.core" : "unnamed"))
         .contains("platform: posix")
         .contains("limit: 90s")
-        .contains("complete: true");
+        .contains("no survivor seen: true");
     if (modulePath) {
       assertThat(run.stdout)
           .contains("procfs exported to demo: false")

@@ -94,9 +94,11 @@ class ExitedTreeCloseTest {
     assertThat(report.endedBy()).isEqualTo(Stage.ALREADY_GONE);
     assertThat(report.terminated()).isEmpty();
     assertThat(report.killed()).isEmpty();
-    // The one scan searched the cookie: what it could not rule out is named, and only then is the
-    // report incomplete.
-    assertThat(report.isComplete()).isEqualTo(report.unprovable().isEmpty());
+    // Never complete in this tier: the blind spot comes first; the one scan searched the cookie and
+    // names what else it could not rule out, and only then was a suspect seen.
+    assertThat(report.isComplete()).isFalse();
+    assertThat(report.unprovable()).first().isEqualTo(TerminationReport.SESSION_BLIND_SPOT);
+    assertThat(report.noSurvivorSeen()).isEqualTo(report.unprovable().size() == 1);
     assertThat(platform.probe(tree.leaderIdentity())).isNotEqualTo(Liveness.ALIVE);
   }
 

@@ -47,6 +47,7 @@ final class Pid1Main {
     System.out.println("ADOPTED " + adopted.size());
     TerminationReport report = tree.terminate(Duration.ofSeconds(2));
     System.out.println("COMPLETE " + report.isComplete());
+    System.out.println("NONE-SEEN " + report.noSurvivorSeen());
     List<ProcessInfo> zombies =
         await(
             () ->
@@ -68,7 +69,9 @@ final class Pid1Main {
     Process blind = blindBuilder.start();
     try {
       System.out.println("SECOND-TIER " + second.tier());
-      System.out.println("SECOND-COMPLETE " + second.terminate(Duration.ZERO).isComplete());
+      TerminationReport blindReport = second.terminate(Duration.ZERO);
+      System.out.println("SECOND-COMPLETE " + blindReport.isComplete());
+      System.out.println("SECOND-NONE-SEEN " + blindReport.noSurvivorSeen());
     } finally {
       blind.destroyForcibly();
       System.out.println("BLIND-EXIT " + blind.waitFor());

@@ -14,10 +14,12 @@ import dev.lifecycle.record.ArtifactKind;
 import dev.lifecycle.record.ReadResult;
 import dev.lifecycle.record.RecordStore;
 import dev.lifecycle.record.SessionRecord;
+import dev.lifecycle.testing.Await;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import dev.lifecycle.time.Limit;
 import dev.lifecycle.tree.ProcessTree;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.ProcessBuilder.Redirect;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -102,12 +104,19 @@ class BrokerProcessTest {
         .toList();
   }
 
-  private List<ProcessIdentity> backendsOf(Endpoint endpoint) throws IOException {
-    try (BrokerConnection channel = BrokerConnection.open(endpoint)) {
-      List<ProcessIdentity> backends = identities(Brokers.request(channel, "backends"));
-      assertThat(backends).hasSizeGreaterThanOrEqualTo(3); // sh, sleep, sleep ignoring TERM
-      return backends;
-    }
+  /** The backend's processes once its shell has forked both sleeps (it may still be forking). */
+  private List<ProcessIdentity> backendsOf(Endpoint endpoint) {
+    return Await.until(
+        Duration.ofSeconds(10),
+        "the backend's sh and its two sleeps",
+        () -> {
+          try (BrokerConnection channel = BrokerConnection.open(endpoint)) {
+            return identities(Brokers.request(channel, "backends"));
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        },
+        backends -> backends.size() >= 3); // sh, sleep, sleep ignoring TERM
   }
 
   @Test

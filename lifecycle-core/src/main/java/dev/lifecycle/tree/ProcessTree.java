@@ -33,6 +33,17 @@ import org.slf4j.LoggerFactory;
  * its descendants by parentage, and every process that inherited its environment cookie, including
  * those that escaped with setsid or a double fork. Thread-safe.
  *
+ * <pre>{@code
+ * // Tether.spawnTree: bound to this JVM before the leader starts, so not even SIGKILL orphans it
+ * try (ProcessTree tree = Tether.spawnTree(new ProcessBuilder("my-server", "--stdio"))) {
+ *   Process leader = tree.leader(); // streams, waitFor, onExit as usual
+ *   TerminationReport report = tree.terminate(Duration.ofSeconds(5)); // TERM, grace, KILL, verify
+ *   if (!report.isComplete()) {
+ *     System.err.println(report); // what survived, or what this tier cannot prove
+ *   }
+ * }
+ * }</pre>
+ *
  * <p>The leader is spawned in a session of its own and held unreaped after it exits, so the group
  * id cannot be reused while the tree may still signal it; it is reaped as the last step of {@link
  * #terminate}. {@link #close()} terminates with the default grace, so a try-with-resources block

@@ -1,39 +1,38 @@
 package dev.lifecycle.broker;
 
 import dev.lifecycle.internal.Durations;
-import dev.lifecycle.internal.Setting;
-import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.record.RecordStore;
 import dev.lifecycle.record.SessionRecord;
 import dev.lifecycle.tether.Tether;
-import dev.lifecycle.time.Guards;
 import dev.lifecycle.time.IdleTracker;
 import dev.lifecycle.time.Limit;
-import dev.lifecycle.time.TimerHandle;
 import dev.lifecycle.time.TimerScheduler;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.SelfTermination;
 import dev.lifecycle.tree.TreeOptions;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.channels.SocketChannel;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The broker side of a shared helper, run inside the broker process. Thread-safe.
+ * The broker side of a shared helper, run inside the broker process. Thread-safe. A broker's {@code
+ * main}, started by a {@link BrokerClient}:
+ *
+ * <pre>{@code
+ * public static void main(String[] args) throws IOException {
+ *   BrokerRuntime broker = BrokerRuntime.builder()
+ *       .fromClientEnvironment() // the store and the name the client passed
+ *       .handler(request -> CompletableFuture.completedFuture("echo " + request.line()))
+ *       .build();
+ *   broker.start(); // serving once this returns: the record is published
+ *   // Returns after the shutdown pass (idle, shutdown(), SIGTERM) ended the backends.
+ *   System.exit(broker.awaitStopped().isClean() ? 0 : 1);
+ * }
+ * }</pre>
  *
  * <p>{@link #start()}: arms the startup bound, runs the {@link Startup} (which spawns or adopts the
  * backend trees), binds a listener (a Unix domain socket in a fresh per-generation directory, or
@@ -46,10 +45,6 @@ import org.slf4j.LoggerFactory;
  * handled by the {@link BackendExit} policy; with the default, {@link BackendExit#shutDown()}, the
  * broker answers nothing from the moment it sees the exit and runs the pass. A broker that is
  * shutting down dispatches no request and sends no reply.
- *
- * <p>The parts: {@code Listener} (socket and accept thread), {@code Connection} (framing, dispatch,
- * replies), {@code ShutdownPass} (the ordered steps); this class holds the state machine that ties
- * them together. Thread-safe.
  *
  * <p>Shutdown is one pass however many triggers race (idle, {@link #shutdown()}, SIGTERM/SIGINT
  * through a JVM shutdown hook, the startup bound); later triggers get the same pass. Its order:
@@ -69,8 +64,6 @@ import org.slf4j.LoggerFactory;
  * #STARTUP_OVERRUN_EXIT_CODE}.
  */
 public final class BrokerRuntime implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(BrokerRuntime.class);
-
   /** Exit status of a broker that took its tree down because it overran its startup bound. */
   public static final int STARTUP_OVERRUN_EXIT_CODE = 3;
 
@@ -86,12 +79,6 @@ public final class BrokerRuntime implements AutoCloseable {
    */
   public static final Duration DEFAULT_BACKEND_GRACE = Duration.ofSeconds(5);
 
-  static final Setting<Duration> BACKEND_GRACE =
-      Setting.duration(BACKEND_GRACE_PROPERTY, BACKEND_GRACE_ENV, DEFAULT_BACKEND_GRACE);
-
-  /** Longer request lines are a broken or hostile client: its connection is closed. */
-  static final int MAX_LINE_BYTES = Wire.MAX_LINE_BYTES;
-
   /**
    * The line a broker writes on every connection it accepts while it is not shutting down, before
    * anything else. A connection the kernel queued just before the listener closed is closed without
@@ -99,9 +86,6 @@ public final class BrokerRuntime implements AutoCloseable {
    * BrokerConnection#open} does this) instead of waiting for a reply that never comes.
    */
   public static final String GREETING = Wire.GREETING;
-
-  /** The socket file inside the generation directory. */
-  static final String SOCKET_FILE = Listener.SOCKET_FILE;
 
   /** Starts or adopts the backend trees while the broker starts, under the startup bound. */
   @FunctionalInterface
@@ -115,56 +99,12 @@ public final class BrokerRuntime implements AutoCloseable {
     void start(BrokerRuntime runtime) throws Exception;
   }
 
-  private final RecordStore store;
-  private final String name;
-  private final ProcessPlatform platform;
-  private final TimerScheduler scheduler;
-  private final Limit startupTimeout;
-  private final Limit idleTimeout;
-  private final Duration backendGrace;
-  private final boolean tcp;
-  private final RequestHandler handler;
-  private final Startup startup;
-  private final Supplier<Tether> tether;
-  private final Tether configuredTether; // null: the shared one
-  private final boolean shutdownHook;
-  private final boolean exitOnStartupOverrun;
-  private final ShutdownPass pass;
-  private final Host host = new Host();
-  private final Backends backends;
-  private final PhaseHook phases;
+  private final BrokerSettings settings;
+  private final StateMachine machine;
 
-  private final Object lock = new Object();
-  private BrokerState state = BrokerState.NEW; // guarded by lock
-  private ShutdownReason reason; // guarded by lock
-  private Listener listener; // guarded by lock
-  private SessionRecord published; // guarded by lock
-  private final Set<Connection> connections = new LinkedHashSet<>(); // guarded by lock
-  private volatile IdleTracker idle;
-  private volatile TimerHandle startupGuard = TimerHandle.NONE;
-  private final GenerationFiles files = new GenerationFiles();
-  private volatile Thread hook;
-  private final CompletableFuture<ShutdownReport> stopped = new CompletableFuture<>();
-
-  private BrokerRuntime(Builder b) {
-    store = Objects.requireNonNull(b.store, "store not set");
-    name = Objects.requireNonNull(b.name, "name not set");
-    store.recordFile(name); // validates the name now rather than at start
-    handler = Objects.requireNonNull(b.handler, "handler not set");
-    platform = b.platform != null ? b.platform : ProcessPlatform.get();
-    scheduler = b.scheduler != null ? b.scheduler : TimerScheduler.system();
-    startupTimeout = BrokerLimits.STARTUP.or(b.startupTimeout);
-    idleTimeout = BrokerLimits.IDLE.or(b.idleTimeout);
-    backendGrace = BACKEND_GRACE.resolve(b.backendGrace);
-    tcp = b.tcp;
-    startup = b.startup;
-    backends = new Backends(this, b.backendExit);
-    phases = b.phases;
-    tether = b.tether != null ? () -> b.tether : Tether::shared;
-    configuredTether = b.tether;
-    shutdownHook = b.shutdownHook;
-    exitOnStartupOverrun = b.exitOnStartupOverrun;
-    pass = new ShutdownPass(store, name, backendGrace, b.observer);
+  private BrokerRuntime(BrokerSettings settings) {
+    this.settings = settings;
+    machine = new StateMachine(this, settings);
   }
 
   /**
@@ -186,103 +126,12 @@ public final class BrokerRuntime implements AutoCloseable {
    * @throws IllegalStateException when called twice
    */
   public SessionRecord start() throws IOException {
-    synchronized (lock) {
-      if (state != BrokerState.NEW) {
-        throw new IllegalStateException("broker " + name + " already started: " + state);
-      }
-      state = BrokerState.STARTING;
-      // Until it listens nothing else can end a broker: no idle timer, no client, a gone
-      // spawner. Armed with the state change, so whoever sees STARTING also sees the bound.
-      startupGuard =
-          Guards.arm(startupTimeout, () -> trigger(ShutdownReason.STARTUP_OVERRUN), scheduler);
-    }
-    if (shutdownHook) {
-      hook =
-          Threads.shutdownHook(
-              "lifecycle-broker-exit", () -> shutdown(ShutdownReason.JVM_EXIT).join());
-    }
-    ShutdownReason failure = ShutdownReason.STARTUP_FAILED;
-    try {
-      if (startup != null) {
-        startup.start(this);
-      }
-      phases.reached(PhaseHook.Phase.STARTING);
-      checkStillStarting();
-      files.create(store, name);
-      Listener bound = tcp ? Listener.tcpLoopback(name) : Listener.unix(name, files.forSocket());
-      idle =
-          IdleTracker.builder()
-              .timeout(idleTimeout)
-              .scheduler(scheduler)
-              .onIdle(() -> trigger(ShutdownReason.IDLE))
-              .build();
-      synchronized (lock) {
-        if (state != BrokerState.STARTING) {
-          bound.close();
-          checkStillStarting();
-        }
-        listener = bound;
-      }
-      bound.start(this::accepted);
-      SessionRecord record =
-          SessionRecord.newGeneration(platform, bound.endpoint(), files.artifacts());
-      phases.reached(PhaseHook.Phase.PUBLISHING);
-      synchronized (lock) { // publish and shutdown exclude each other: no record outlives a pass
-        checkStillStarting();
-        Optional<SessionRecord> other = store.publishIfVacant(name, record);
-        if (other.isPresent()) {
-          failure = ShutdownReason.NAME_TAKEN;
-          throw new BrokerException(
-              "broker "
-                  + name
-                  + " is already served by pid "
-                  + other.get().owner().pid()
-                  + " at "
-                  + other.get().endpoint()
-                  + "; not publishing over it",
-              other.get().owner().pid());
-        }
-        published = record;
-        state = BrokerState.SERVING;
-      }
-      phases.reached(PhaseHook.Phase.SERVING);
-      startupGuard.cancel();
-      LOG.info("broker {} serving at {} (pid {})", name, bound.endpoint(), record.owner().pid());
-      return record;
-    } catch (Exception e) {
-      ShutdownReport report =
-          shutdown(backends.lost() ? ShutdownReason.BACKEND_EXITED : failure).join();
-      // A pass that won the race may have run before these files existed.
-      ShutdownPass.removeOwnFiles(files.created(), new ArrayList<>(), new ArrayList<>());
-      LOG.warn("broker {} failed to start: {}; {}", name, e.toString(), report);
-      if (e instanceof IOException io) {
-        throw io;
-      }
-      throw new IOException("broker " + name + " failed to start: " + e, e);
-    }
-  }
-
-  private void checkStillStarting() throws IOException {
-    synchronized (lock) {
-      if (state != BrokerState.STARTING) {
-        throw new IOException("broker " + name + " was shut down while starting: " + reason);
-      }
-    }
-    if (backends.lost()) {
-      throw new IOException("broker " + name + ": a backend exited while starting");
-    }
-  }
-
-  /** Whether requests are dispatched and replies sent: before the pass, with every backend. */
-  private boolean answering() {
-    synchronized (lock) {
-      return state.compareTo(BrokerState.SERVING) <= 0 && !backends.lost();
-    }
+    return machine.start();
   }
 
   /** Idle leases open now (diagnostics and tests). */
   int activeLeases() {
-    IdleTracker tracker = idle;
+    IdleTracker tracker = machine.idle();
     return tracker == null ? 0 : tracker.activeLeases();
   }
 
@@ -296,13 +145,7 @@ public final class BrokerRuntime implements AutoCloseable {
    * @return {@code tree}
    */
   public ProcessTree adopt(ProcessTree tree) {
-    Objects.requireNonNull(tree, "tree");
-    if (backends.add(tree)) {
-      return tree;
-    }
-    LOG.warn("broker {} is shutting down: terminating late backend {}", name, tree);
-    tree.terminate(backendGrace);
-    return tree;
+    return machine.adopt(Objects.requireNonNull(tree, "tree"));
   }
 
   /**
@@ -316,14 +159,9 @@ public final class BrokerRuntime implements AutoCloseable {
    *     left running then)
    */
   public ProcessTree spawnBackend(ProcessBuilder builder) throws IOException {
-    TreeOptions options = TreeOptions.defaults().withGrace(backendGrace);
-    Tether bindTo;
-    try {
-      bindTo = tether.get();
-    } catch (UncheckedIOException e) {
-      throw new IOException("no tether for the backends of broker " + name, e.getCause());
-    }
-    return adopt(bindTo.spawn(platform, builder, options).tree());
+    TreeOptions options = TreeOptions.defaults().withGrace(settings.backendGrace);
+    Tether bindTo = settings.backendTether();
+    return adopt(bindTo.spawn(settings.platform, builder, options).tree());
   }
 
   /**
@@ -334,9 +172,9 @@ public final class BrokerRuntime implements AutoCloseable {
    * @throws IllegalStateException if the broker is not serving yet
    */
   public IdleTracker.Lease lease() {
-    IdleTracker tracker = idle;
+    IdleTracker tracker = machine.idle();
     if (tracker == null) {
-      throw new IllegalStateException("broker " + name + " is not serving yet");
+      throw new IllegalStateException("broker " + settings.name + " is not serving yet");
     }
     return tracker.acquire();
   }
@@ -350,119 +188,8 @@ public final class BrokerRuntime implements AutoCloseable {
     return shutdown(ShutdownReason.REQUEST);
   }
 
-  /** From a timer: closing the listener is quick, but nothing may block the shared timer thread. */
-  private void trigger(ShutdownReason why) {
-    // Not a daemon: the pass it starts must not be cut short by the JVM running out of threads.
-    Threads.startKeepingJvm("lifecycle-broker-trigger", () -> shutdown(why));
-  }
-
   CompletableFuture<ShutdownReport> shutdown(ShutdownReason why) {
-    long started = System.nanoTime();
-    Listener closing;
-    synchronized (lock) {
-      switch (state) {
-        case SHUTTING_DOWN, STOPPED -> {
-          return stopped.copy();
-        }
-        case NEW -> {
-          state = BrokerState.STOPPED;
-          reason = why;
-          backends.close();
-          stopped.complete(
-              new ShutdownReport(why, false, List.of(), List.of(), List.of(), Duration.ZERO));
-          return stopped.copy();
-        }
-        default -> {
-          IdleTracker tracker = idle;
-          if (why == ShutdownReason.IDLE && tracker != null && tracker.activeLeases() > 0) {
-            // A client was accepted (and greeted) between the idle decision and here: it keeps
-            // the broker, and the tracker re-arms when its lease closes.
-            return stopped.copy();
-          }
-          state = BrokerState.SHUTTING_DOWN;
-          reason = why;
-          closing = listener;
-          backends.close(); // under the lock: a tree adopted from here on is refused
-        }
-      }
-    }
-    // Before the first wait of the pass: a client can no longer attach to this dying broker.
-    List<String> problems = new ArrayList<>();
-    if (closing != null) {
-      try {
-        closing.close();
-      } catch (IOException e) {
-        problems.add("closing the listener: " + e);
-      }
-    }
-    pass.step(ShutdownPass.Step.LISTENER_CLOSED);
-    startupGuard.cancel();
-    IdleTracker tracker = idle;
-    if (tracker != null) {
-      tracker.close();
-    }
-    LOG.info("broker {} shutting down: {}", name, why);
-    Threads.startKeepingJvm("lifecycle-broker-shutdown", () -> runPass(why, started, problems));
-    return stopped.copy();
-  }
-
-  private void runPass(ShutdownReason why, long started, List<String> problems) {
-    phases.reached(PhaseHook.Phase.STOPPING);
-    List<Connection> open;
-    SessionRecord mine;
-    synchronized (lock) {
-      open = List.copyOf(connections);
-      mine = published;
-    }
-    ShutdownReport report =
-        pass.run(why, started, problems, open, mine, files.created(), backends::trees);
-    synchronized (lock) {
-      state = BrokerState.STOPPED;
-    }
-    OrphanedCgroup.leave(platform, configuredTether);
-    LOG.info("broker {} stopped: {}", name, report);
-    stopped.complete(report);
-    removeHook();
-    if (why == ShutdownReason.STARTUP_OVERRUN && exitOnStartupOverrun) {
-      System.err.println(
-          "broker "
-              + name
-              + " was not serving within "
-              + startupTimeout
-              + "; terminating its tree");
-      // Also ends what the startup was still spawning and had not adopted yet.
-      SelfTermination.builder()
-          .platform(platform)
-          .grace(backendGrace)
-          .exitCode(STARTUP_OVERRUN_EXIT_CODE)
-          .build()
-          .terminateAndExit();
-    }
-  }
-
-  private void removeHook() {
-    Thread h = hook;
-    if (h != null && Thread.currentThread() != h) {
-      try {
-        Runtime.getRuntime().removeShutdownHook(h);
-      } catch (IllegalStateException exiting) {
-        // The JVM is already exiting: the hook runs and finds the pass done.
-      }
-    }
-  }
-
-  /** On the accept thread: greet and serve, or refuse once shutting down. */
-  private void accepted(SocketChannel channel) {
-    Connection connection = new Connection(channel, idle.acquire(), host);
-    synchronized (lock) {
-      // Greeting under the lock: a client that reads it attached before any shutdown began.
-      if (state.compareTo(BrokerState.SERVING) > 0 || backends.lost() || !connection.greet()) {
-        connection.refuse();
-        return;
-      }
-      connections.add(connection);
-    }
-    connection.start();
+    return machine.shutdown(why);
   }
 
   /**
@@ -471,9 +198,7 @@ public final class BrokerRuntime implements AutoCloseable {
    * @return the current state, read under the broker's lock
    */
   public BrokerState state() {
-    synchronized (lock) {
-      return state;
-    }
+    return machine.state();
   }
 
   /**
@@ -482,9 +207,7 @@ public final class BrokerRuntime implements AutoCloseable {
    * @return the published record, or empty before serving began
    */
   public Optional<SessionRecord> record() {
-    synchronized (lock) {
-      return Optional.ofNullable(published);
-    }
+    return machine.record();
   }
 
   /**
@@ -493,7 +216,7 @@ public final class BrokerRuntime implements AutoCloseable {
    * @return a new future per call; completing or cancelling it does not affect the broker
    */
   public CompletableFuture<ShutdownReport> onStopped() {
-    return stopped.copy();
+    return machine.stopped();
   }
 
   /**
@@ -504,7 +227,7 @@ public final class BrokerRuntime implements AutoCloseable {
    * @return the report of the shutdown pass
    */
   public ShutdownReport awaitStopped() {
-    return stopped.join();
+    return machine.awaitStopped();
   }
 
   /** Runs the shutdown pass (or joins the one under way) and waits for it. */
@@ -515,66 +238,32 @@ public final class BrokerRuntime implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "BrokerRuntime[" + name + ", " + state() + "]";
+    return "BrokerRuntime[" + settings.name + ", " + state() + "]";
   }
 
   String name() {
-    return name;
-  }
-
-  /** What connections see of the runtime. */
-  private final class Host implements Connection.Host {
-    @Override
-    public String name() {
-      return name;
-    }
-
-    @Override
-    public RequestHandler handler() {
-      return handler;
-    }
-
-    @Override
-    public BrokerRuntime runtime() {
-      return BrokerRuntime.this;
-    }
-
-    @Override
-    public boolean answering() {
-      return BrokerRuntime.this.answering();
-    }
-
-    @Override
-    public AutoCloseable acquireLease() {
-      return idle.acquire();
-    }
-
-    @Override
-    public void closed(Connection connection) {
-      synchronized (lock) {
-        connections.remove(connection);
-      }
-    }
+    return settings.name;
   }
 
   /** Builds a {@link BrokerRuntime}; store, name and handler are required. */
   public static final class Builder {
-    private RecordStore store;
-    private String name;
-    private RequestHandler handler;
-    private ProcessPlatform platform;
-    private TimerScheduler scheduler;
-    private Limit startupTimeout;
-    private Limit idleTimeout;
-    private Optional<Duration> backendGrace = Optional.empty();
-    private boolean tcp;
-    private Startup startup;
-    private BackendExit backendExit = BackendExit.shutDown();
-    private PhaseHook phases = PhaseHook.NONE;
-    private Tether tether;
-    private boolean shutdownHook = true;
-    private boolean exitOnStartupOverrun = true;
-    private Consumer<ShutdownPass.Step> observer = step -> {};
+    // Read by BrokerSettings, which checks them and fills in the defaults.
+    RecordStore store;
+    String name;
+    RequestHandler handler;
+    ProcessPlatform platform;
+    TimerScheduler scheduler;
+    Limit startupTimeout;
+    Limit idleTimeout;
+    Optional<Duration> backendGrace = Optional.empty();
+    boolean tcp;
+    Startup startup;
+    BackendExit backendExit = BackendExit.shutDown();
+    PhaseHook phases = PhaseHook.NONE;
+    Tether tether;
+    boolean shutdownHook = true;
+    boolean exitOnStartupOverrun = true;
+    Consumer<ShutdownPass.Step> observer = step -> {};
 
     private Builder() {}
 
@@ -612,20 +301,9 @@ public final class BrokerRuntime implements AutoCloseable {
      *     {@link dev.lifecycle.record.UnsafeStoreException} when the directory is not owner-only)
      */
     public Builder fromClientEnvironment() throws IOException {
-      String directory = System.getenv(BrokerClient.DIRECTORY_VARIABLE);
-      String named = System.getenv(BrokerClient.NAME_VARIABLE);
-      boolean noDirectory = directory == null || directory.isBlank();
-      boolean noName = named == null || named.isBlank();
-      if (noDirectory || noName) {
-        String missing =
-            noDirectory && noName
-                ? BrokerClient.DIRECTORY_VARIABLE + " and " + BrokerClient.NAME_VARIABLE
-                : noDirectory ? BrokerClient.DIRECTORY_VARIABLE : BrokerClient.NAME_VARIABLE;
-        throw new IllegalStateException(
-            missing + " not set: a broker reads them from the BrokerClient that starts it");
-      }
-      store = RecordStore.open(Path.of(directory));
-      name = named;
+      BrokerSettings.ClientEnvironment environment = BrokerSettings.ClientEnvironment.read();
+      store = RecordStore.open(environment.directory());
+      name = environment.name();
       return this;
     }
 
@@ -779,7 +457,7 @@ public final class BrokerRuntime implements AutoCloseable {
      * @return a new broker in state {@link BrokerState#NEW}
      */
     public BrokerRuntime build() {
-      return new BrokerRuntime(this);
+      return new BrokerRuntime(new BrokerSettings(this));
     }
   }
 }

@@ -230,7 +230,7 @@ class BackendExitPhasesTest {
   }
 
   private static boolean isSocket(Path path) {
-    return path.getFileName().toString().equals(BrokerRuntime.SOCKET_FILE);
+    return path.getFileName().toString().equals(Listener.SOCKET_FILE);
   }
 
   private static List<ProcessIdentity> identities(ProcessTree tree) {

@@ -77,7 +77,7 @@ class BrokerClientTest {
 
   @Test
   void theBackendGraceIsADurationFromCodeThenPropertyThenVariableThenDefault() {
-    Setting<Duration> grace = BrokerRuntime.BACKEND_GRACE;
+    Setting<Duration> grace = BrokerSettings.BACKEND_GRACE;
     Map<String, String> properties = new HashMap<>();
     Map<String, String> environment = new HashMap<>();
     assertThat(grace.resolve(Optional.empty(), properties::get, environment::get))

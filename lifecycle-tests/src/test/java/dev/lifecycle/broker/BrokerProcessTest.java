@@ -329,7 +329,7 @@ class BrokerProcessTest {
     try (Stream<Path> files = Files.list(store.directory())) {
       return files
           .filter(f -> f.getFileName().toString().startsWith(NAME + ".gen-"))
-          .map(dir -> dir.resolve(BrokerRuntime.SOCKET_FILE))
+          .map(dir -> dir.resolve(Listener.SOCKET_FILE))
           .filter(
               socket ->
                   !socket.equals(old.endpoint() instanceof Endpoint.UnixSocket u ? u.path() : null))

@@ -1,6 +1,7 @@
 package dev.lifecycle.mcp;
 
 import dev.lifecycle.time.IdleTracker;
+import io.modelcontextprotocol.spec.McpSchema;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -9,7 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The requests in flight on one transport, in both directions: ours awaiting the server's answer
  * and the server's awaiting ours. Each holds an {@link IdleTracker} lease, so the idle limit counts
- * from the moment nothing is in flight. Thread-safe.
+ * from the moment nothing is in flight. It also knows which request is {@code initialize}, whose
+ * answer ends the startup limit. Thread-safe.
  */
 final class InFlight {
   /** An outgoing request: its id as sent, its method. */
@@ -21,11 +23,16 @@ final class InFlight {
 
   private record Entry(Request request, IdleTracker.Lease lease) {}
 
+  private volatile String initializeKey; // the last initialize request sent
+
   InFlight(IdleTracker idle) {
     this.idle = idle;
   }
 
   void sent(Object id, String method) {
+    if (McpSchema.METHOD_INITIALIZE.equals(method)) {
+      initializeKey = key(id);
+    }
     Entry previous = outgoing.put(key(id), new Entry(new Request(id, method), idle.acquire()));
     if (previous != null) {
       previous.lease().close();
@@ -43,6 +50,11 @@ final class InFlight {
     }
     entry.lease().close();
     return true;
+  }
+
+  /** Whether {@code id} is that of the last {@code initialize} request sent. */
+  boolean isInitialize(Object id) {
+    return key(id).equals(initializeKey);
   }
 
   void received(Object id) {

@@ -2,6 +2,7 @@ package dev.lifecycle.mcp;
 
 import dev.lifecycle.internal.Durations;
 import dev.lifecycle.internal.Setting;
+import dev.lifecycle.tree.TreeOptions;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Function;
@@ -159,5 +160,17 @@ public record ShutdownLadder(Duration stdinWait, Duration termGrace, Duration ki
    */
   public Duration worstCase() {
     return stdinWait.plus(termGrace).plus(killVerify);
+  }
+
+  /** The tree's options for this ladder: its grace and verify bounds are the ladder's steps. */
+  TreeOptions treeOptions() {
+    Duration escapeeGrace =
+        termGrace.compareTo(TreeOptions.DEFAULT_ESCAPEE_GRACE) < 0
+            ? termGrace
+            : TreeOptions.DEFAULT_ESCAPEE_GRACE;
+    return TreeOptions.defaults()
+        .withGrace(termGrace)
+        .withEscapeeGrace(escapeeGrace)
+        .withVerifyTimeout(killVerify);
   }
 }

@@ -30,7 +30,7 @@ class ConfigurationTest {
     ShutdownLadder ladder =
         new ShutdownLadder(Duration.ZERO, Duration.ZERO, Duration.ofMillis(250));
     assertThat(ladder.worstCase()).isEqualTo(Duration.ofMillis(250));
-    TreeOptions options = SupervisedStdioClientTransport.treeOptions(ladder);
+    TreeOptions options = ladder.treeOptions();
     assertThat(options.grace()).isZero();
     assertThat(options.escapeeGrace()).isZero();
     assertThat(options.verifyTimeout()).isEqualTo(Duration.ofMillis(250));
@@ -39,12 +39,10 @@ class ConfigurationTest {
   @Test
   void theEscapeeGraceNeverExceedsTheTermGrace() {
     TreeOptions shortGrace =
-        SupervisedStdioClientTransport.treeOptions(
-            ShutdownLadder.defaults().withTermGrace(Duration.ofMillis(300)));
+        ShutdownLadder.defaults().withTermGrace(Duration.ofMillis(300)).treeOptions();
     assertThat(shortGrace.escapeeGrace()).isEqualTo(Duration.ofMillis(300));
     TreeOptions longGrace =
-        SupervisedStdioClientTransport.treeOptions(
-            ShutdownLadder.defaults().withTermGrace(Duration.ofSeconds(30)));
+        ShutdownLadder.defaults().withTermGrace(Duration.ofSeconds(30)).treeOptions();
     assertThat(longGrace.escapeeGrace()).isEqualTo(TreeOptions.DEFAULT_ESCAPEE_GRACE);
   }
 
@@ -55,7 +53,7 @@ class ConfigurationTest {
     assertThat(ladder.termGrace()).isEqualTo(Limit.MAX);
     assertThat(ladder.withKillVerify(ChronoUnit.FOREVER.getDuration()).worstCase())
         .isEqualTo(Limit.MAX.multipliedBy(2).plus(ShutdownLadder.DEFAULT_STDIN_WAIT));
-    assertThat(SupervisedStdioClientTransport.treeOptions(ladder).grace()).isEqualTo(Limit.MAX);
+    assertThat(ladder.treeOptions().grace()).isEqualTo(Limit.MAX);
     ServerLimits limits = ServerLimits.defaults().withIdle(Limit.parse("100000000d"));
     assertThat(limits.idle().isClamped()).isTrue();
     assertThat(limits.idle().duration()).isEqualTo(Limit.MAX);

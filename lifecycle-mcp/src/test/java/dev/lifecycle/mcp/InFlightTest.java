@@ -55,4 +55,22 @@ class InFlightTest {
     assertThat(inFlight.size()).isZero();
     assertThat(idle.activeLeases()).isZero();
   }
+
+  @Test
+  void theInitializeAnswerIsKnownByItsIdAcrossBoxedNumberTypes() {
+    IdleTracker idle =
+        IdleTracker.builder()
+            .timeout(Limit.ofSeconds(1))
+            .scheduler(new ManualScheduler())
+            .onIdle(() -> {})
+            .build();
+    InFlight inFlight = new InFlight(idle);
+    assertThat(inFlight.isInitialize(1)).isFalse(); // nothing sent yet
+    inFlight.sent(1, "initialize");
+    inFlight.sent(2, "tools/list");
+    assertThat(inFlight.answered(1L)).isTrue();
+    assertThat(inFlight.isInitialize(1L)).isTrue(); // still known once answered
+    assertThat(inFlight.isInitialize("1")).isFalse(); // a string id is another id
+    assertThat(inFlight.isInitialize(2)).isFalse();
+  }
 }

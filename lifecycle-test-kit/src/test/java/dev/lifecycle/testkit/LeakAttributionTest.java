@@ -12,7 +12,10 @@ import dev.lifecycle.process.procfs.ProcFs;
 import dev.lifecycle.testkit.ProcessLeakExtensionSelfTest.Outcome;
 import dev.lifecycle.tether.Tether;
 import dev.lifecycle.tree.ProcessTree;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -24,6 +27,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -232,6 +236,41 @@ class LeakAttributionTest {
         .hasMessageContaining(sleep() + " 300")
         .hasMessageContaining("why: member of a ProcessTree spawned during the check")
         .hasMessageNotContaining("cleanup FAILED");
+    assertThat(withToken(dir.toString())).isEmpty();
+  }
+
+  /**
+   * The sampler's evidence: a process seen as this JVM's descendant is blamed after its parent
+   * exited, when it is nobody's descendant, in a session of its own and carries no marker.
+   */
+  @Test
+  void aProcessSampledAsADescendantIsBlamedInTheEvidenceTierAfterItsParentExits() throws Exception {
+    LeakOptions options =
+        LeakOptions.builder()
+            .attribution(Attribution.EVIDENCE)
+            .sampleEvery(Duration.ZERO) // only the explicit sample below
+            .build();
+    try (LeakTracker tracker = LeakTracker.start(options, "sampled")) {
+      Process sh =
+          new ProcessBuilder("sh", "-c", "setsid " + sleep() + " 300 & echo $!; read x")
+              .redirectError(ProcessBuilder.Redirect.DISCARD)
+              .start();
+      long pid;
+      try (BufferedReader out =
+          new BufferedReader(new InputStreamReader(sh.getInputStream(), StandardCharsets.UTF_8))) {
+        pid = Long.parseLong(out.readLine().trim());
+        tracker.sample();
+        sh.getOutputStream().close(); // sh exits; the sleep is re-parented away from this JVM
+        assertThat(sh.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      }
+      LeakReport report = tracker.check(Duration.ZERO);
+      assertThat(tracker.kill(report).survivors()).isEmpty();
+      assertThat(report.leaks())
+          .filteredOn(l -> l.pid() == pid)
+          .singleElement()
+          .extracting(LeakedProcess::reason)
+          .isEqualTo(LeakedProcess.Reason.SEEN_AS_DESCENDANT);
+    }
     assertThat(withToken(dir.toString())).isEmpty();
   }
 

@@ -5,7 +5,10 @@ import dev.lifecycle.tree.ProcessTree;
 /**
  * Run by {@link LazyLoadingTest} with class loading logged: a short-lived program's whole use of a
  * tree (spawn {@code /bin/true}, wait, terminate), printing the report's verdict; a marker line
- * ({@link #TERMINATING}) separates what the termination loads from what came before it.
+ * ({@link #TERMINATING}) separates what the termination loads from what came before it. A second
+ * tree, started after the first one's leader and still running while the first one closes, makes
+ * that close take its longest path every time: a process younger than the leader may carry its
+ * cookie, so its environment is read (on a busy machine any process started meanwhile does that).
  */
 public final class TreeLifeMain {
   static final String TERMINATING = "=== terminating the exited tree";
@@ -15,7 +18,12 @@ public final class TreeLifeMain {
   public static void main(String[] args) throws Exception {
     ProcessTree tree = ProcessTree.spawn(new ProcessBuilder("/bin/true"));
     System.out.println("exit " + tree.leader().waitFor());
-    System.out.println(TERMINATING);
-    System.out.println("complete " + tree.terminate().isComplete());
+    ProcessTree younger = ProcessTree.spawn(new ProcessBuilder("sleep", "60"));
+    try {
+      System.out.println(TERMINATING);
+      System.out.println("complete " + tree.terminate().isComplete());
+    } finally {
+      System.out.println("younger complete " + younger.terminate().isComplete());
+    }
   }
 }

@@ -9,6 +9,8 @@ import dev.lifecycle.tree.ProcessTree;
  * tree, started after the first one's leader and still running while the first one closes, makes
  * that close take its longest path every time: a process younger than the leader may carry its
  * cookie, so its environment is read (on a busy machine any process started meanwhile does that).
+ * The second tree is then killed by its leader's pid alone: a second close would scan the machine
+ * again, and a stranger's unreadable environment there makes a warning, which starts a logger.
  */
 public final class TreeLifeMain {
   static final String TERMINATING = "=== terminating the exited tree";
@@ -23,7 +25,9 @@ public final class TreeLifeMain {
       System.out.println(TERMINATING);
       System.out.println("complete " + tree.terminate().isComplete());
     } finally {
-      System.out.println("younger complete " + younger.terminate().isComplete());
+      // Killed, not closed: a close would scan and could warn about strangers.
+      younger.leader().destroyForcibly();
+      System.out.println("younger exit " + younger.leader().waitFor());
     }
   }
 }

@@ -23,8 +23,8 @@ import java.util.concurrent.TimeUnit;
  * exec -> sh -> node}. Fixtures are Node preloads ({@code NODE_OPTIONS=--require}) that change only
  * the server process.
  *
- * <p>Where Node or npm is missing or the install fails, {@link #require()} skips the test with the
- * reason, except under {@code CI=true}, where it fails: CI on this machine must run them.
+ * <p>Where node, npm or npx is not on the PATH or the install fails, {@link #require()} skips the
+ * test with the reason, except under {@code CI=true}, where it fails: CI must run them.
  */
 final class McpServers {
   /** Every server process carries this variable; its value names one test's servers. */
@@ -59,11 +59,14 @@ final class McpServers {
 
   /** Skips (or under CI=true fails) the calling test unless the servers can run here. */
   static void require() {
+    Requirement.program("node");
+    Requirement.program("npx");
+    Path npm = Requirement.program("npm");
     Optional<String> why = problem;
     if (why == null) {
       synchronized (McpServers.class) {
         if (problem == null) {
-          problem = install();
+          problem = install(npm);
         }
         why = problem;
       }
@@ -73,12 +76,7 @@ final class McpServers {
     }
   }
 
-  private static Optional<String> install() {
-    for (String tool : List.of("node", "npm", "npx")) {
-      if (!onPath(tool)) {
-        return Optional.of(tool + " is not on the PATH (install nodejs and npm)");
-      }
-    }
+  private static Optional<String> install(Path npmProgram) {
     Path cache = cache();
     if (Files.isExecutable(cache.resolve("node_modules/.bin/" + BIN))) {
       return Optional.empty();
@@ -92,7 +90,8 @@ final class McpServers {
       }
       Path log = cache.resolve("npm-ci.log");
       Process npm =
-          new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
+          new ProcessBuilder(
+                  npmProgram.toString(), "ci", "--no-audit", "--no-fund", "--loglevel=error")
               .directory(cache.toFile())
               .redirectErrorStream(true)
               .redirectOutput(log.toFile())
@@ -123,15 +122,6 @@ final class McpServers {
       Thread.currentThread().interrupt();
       return Optional.of("interrupted while installing the MCP servers");
     }
-  }
-
-  private static boolean onPath(String tool) {
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
-      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** A fresh tag for one test's servers. */

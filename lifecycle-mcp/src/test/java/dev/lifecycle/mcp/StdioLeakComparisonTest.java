@@ -75,8 +75,7 @@ class StdioLeakComparisonTest {
   private String tag;
 
   @BeforeAll
-  static void serversAndTether() {
-    McpServers.require();
+  static void tether() {
     Tether.shared(); // started before the first baseline: it lives as long as this JVM
   }
 

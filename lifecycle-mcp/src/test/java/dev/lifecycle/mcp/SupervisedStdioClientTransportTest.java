@@ -33,8 +33,7 @@ class SupervisedStdioClientTransportTest {
   private String tag;
 
   @BeforeAll
-  static void serversAndTether() {
-    McpServers.require();
+  static void tether() {
     Tether.shared(); // before the first baseline: it lives as long as this JVM
   }
 

@@ -165,13 +165,12 @@ class ProbeTest {
       assertThat(PLATFORM.probe(1)).isEqualTo(Liveness.ALIVE_NOT_OURS);
       return;
     }
-    Requirement.require(
-        Files.isExecutable(Path.of("/usr/bin/setpriv")), "setpriv (util-linux) missing");
+    Path setpriv = Requirement.program("setpriv");
     Path sandbox = Files.createTempDirectory("lifecycle-eperm");
     try {
       List<String> command = new ArrayList<>();
       command.addAll(
-          List.of("/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"));
+          List.of(setpriv.toString(), "--reuid=nobody", "--regid=nogroup", "--clear-groups"));
       command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       command.add("-Djna.tmpdir=" + sandbox.resolve("jna"));
       command.add("-Duser.home=" + sandbox);

@@ -45,9 +45,7 @@ class UnprivilegedCgroupTest {
     if (!"0".equals(String.valueOf(Files.getAttribute(Path.of("/proc/self"), "unix:uid")))) {
       Requirement.unmet("setting up a delegated cgroup needs root");
     }
-    if (!Files.isExecutable(Path.of("/usr/bin/setpriv"))) {
-      Requirement.unmet("setpriv (util-linux) missing");
-    }
+    Path setpriv = Requirement.program("setpriv");
     Cgroup delegated =
         parent.createChild(
             OwnedCgroups.newName(
@@ -69,7 +67,9 @@ class UnprivilegedCgroupTest {
           new ProcessBuilder(
                   "sh",
                   "-c",
-                  "read go; exec setpriv --reuid=nobody --regid=nogroup --clear-groups "
+                  "read go; exec "
+                      + setpriv
+                      + " --reuid=nobody --regid=nogroup --clear-groups "
                       + java
                       + " -XX:TieredStopAtLevel=1 -cp "
                       + classpath

@@ -25,7 +25,9 @@ class Pid1ReapingTest {
   @ParameterizedTest(name = "containment {0}")
   @ValueSource(strings = {"session", "auto"})
   void asPid1TheTreesZombiesAreReapedAndJdkExitCodesAreKept(String containment) throws Exception {
-    requireUnshare();
+    Requirement.require(
+        "root".equals(System.getProperty("user.name")), "a new PID namespace needs root");
+    Path unshare = Requirement.program("unshare");
     Path dir = Files.createTempDirectory("lifecycle-pid1");
     Path out = dir.resolve("stdout.txt");
     Path err = dir.resolve("stderr.txt");
@@ -33,7 +35,7 @@ class Pid1ReapingTest {
     ProcessTree ns =
         ProcessTree.spawn(
             new ProcessBuilder(
-                    "unshare",
+                    unshare.toString(),
                     "--pid",
                     "--fork",
                     "--mount-proc",
@@ -72,12 +74,5 @@ class Pid1ReapingTest {
       Files.deleteIfExists(err);
       Files.deleteIfExists(dir);
     }
-  }
-
-  private static void requireUnshare() {
-    boolean root = "root".equals(System.getProperty("user.name"));
-    boolean tool = Files.isExecutable(Path.of("/usr/bin/unshare"));
-    String why = "needs root and /usr/bin/unshare (root=" + root + ", unshare=" + tool + ")";
-    Requirement.require(root && tool, why);
   }
 }

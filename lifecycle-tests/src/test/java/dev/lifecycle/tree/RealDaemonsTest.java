@@ -55,17 +55,9 @@ class RealDaemonsTest {
     return TreeOptions.defaults().withGrace(GRACE).withContainment(mode);
   }
 
-  private static Path require(String program) {
-    Path path = Path.of(program);
-    if (!Files.isExecutable(path)) {
-      Requirement.unmet(program + " is not installed (apt-get install redis-server nginx)");
-    }
-    return path;
-  }
-
   private ProcessBuilder redis() {
     return Adversaries.sh(
-        require("/usr/bin/redis-server")
+        Requirement.program("redis-server")
             + " --port 0 --unixsocket "
             + dir.resolve("redis.sock")
             + " --daemonize yes --pidfile "
@@ -77,7 +69,7 @@ class RealDaemonsTest {
   }
 
   private ProcessBuilder nginx() throws IOException {
-    require("/usr/sbin/nginx");
+    Path nginx = Requirement.program("nginx");
     for (String sub : List.of("body", "proxy", "fastcgi", "uwsgi", "scgi")) {
       Files.createDirectories(dir.resolve(sub));
     }
@@ -100,7 +92,8 @@ class RealDaemonsTest {
             "}",
             ""));
     return Adversaries.sh(
-        "/usr/sbin/nginx -p "
+        nginx
+            + " -p "
             + dir
             + " -e "
             + dir.resolve("error.log")

@@ -70,6 +70,8 @@ class McpToolsTest {
   }
 
   private static void requireServers() throws IOException {
+    Requirement.program("node");
+    Requirement.program("npx");
     if (Files.isExecutable(SERVERS.resolve("node_modules/.bin/mcp-server-everything"))) {
       return;
     }

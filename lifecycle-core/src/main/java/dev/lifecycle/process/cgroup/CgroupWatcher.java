@@ -193,7 +193,10 @@ final class CgroupWatcher {
       empty = !entry.cgroup().exists();
     }
     if (empty) {
-      waiters.forEach(w -> w.complete(entry.cgroup()));
+      // A loop, not a lambda: this runs when a tree's last process exits, often as it closes.
+      for (CompletableFuture<Cgroup> waiter : waiters) {
+        waiter.complete(entry.cgroup());
+      }
     }
   }
 

@@ -93,7 +93,8 @@ public final class ProcFs {
    * @throws IllegalArgumentException if {@code pid} is not positive
    */
   public static Optional<ProcessIdentity> identity(long pid) {
-    return stat(pid).map(info -> info.identity(bootId()));
+    Optional<ProcessInfo> row = stat(pid); // no lambda: a tree's close may be its first use
+    return row.isPresent() ? Optional.of(row.get().identity(bootId())) : Optional.empty();
   }
 
   /**
@@ -174,7 +175,7 @@ public final class ProcFs {
    * @return the pids among {@code pids} whose environment holds the entry
    */
   public static Set<Long> findByEnvironment(String name, String value, Iterable<Long> pids) {
-    return findByEnvironment(name, value, pids, ProcFs::readAll);
+    return findByEnvironment(name, value, pids, READ_ALL);
   }
 
   /** {@link #findByEnvironment(String, String, Iterable)} over {@code read} (a test seam). */
@@ -228,7 +229,7 @@ public final class ProcFs {
    *     kernel threads read so too), rewritten, or unreadable
    */
   public static EnvironmentEntry environmentEntry(long pid, String name, String value) {
-    return environmentEntry(pid, name, value, ProcFs::readAll);
+    return environmentEntry(pid, name, value, READ_ALL);
   }
 
   /**
@@ -476,6 +477,19 @@ public final class ProcFs {
       return parseStat(pid, buffer, length);
     } catch (IOException | SecurityException e) {
       return null; // gone between listing and reading, or never existed
+    }
+  }
+
+  /**
+   * {@link #readAll} as the seams' reader, a class rather than a method reference: a tree's close
+   * may read its first environment, and linking a lambda there costs more than the read.
+   */
+  private static final Function<Path, byte[]> READ_ALL = new ReadAll();
+
+  private static final class ReadAll implements Function<Path, byte[]> {
+    @Override
+    public byte[] apply(Path path) {
+      return readAll(path);
     }
   }
 

@@ -3,6 +3,7 @@ package dev.lifecycle.testkit.container;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lifecycle.testing.Requirement;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -16,7 +17,14 @@ import org.junit.jupiter.api.Test;
 class ContainerCheckTest {
   @BeforeEach
   void needDocker() {
-    ContainerCheck.assumeRunnable();
+    Requirement.require(
+        ContainerCheck.busyboxAvailable(),
+        "needs a static busybox at "
+            + ContainerCheck.DEFAULT_BUSYBOX
+            + " (Debian package: busybox-static)");
+    Requirement.require(
+        ContainerCheck.dockerAvailable(),
+        "needs a Docker engine that answers (Debian package: docker.io)");
   }
 
   @Test

@@ -114,15 +114,18 @@ public final class Requirement {
   }
 
   /**
-   * The program {@code name} as found on {@code PATH}, for a test that runs what it can and reports
-   * the rest through {@link #program}.
+   * The program {@code name} as found on {@code PATH} or in the sbin directories, for a test that
+   * runs what it can and reports the rest through {@link #program}.
    *
    * @param name a program's file name
    * @return the absolute path of the first executable {@code name} on {@code PATH}, if any
    */
   public static Optional<Path> onPath(String name) {
-    return search(name, System.getenv().getOrDefault("PATH", ""));
+    // Debian installs daemons (nginx, start-stop-daemon) in sbin, which a user's PATH lacks.
+    return search(name, System.getenv().getOrDefault("PATH", "") + SBIN);
   }
+
+  private static final String SBIN = ":/usr/local/sbin:/usr/sbin:/sbin";
 
   /** Scans the directories of {@code path} (no process: a shell may be missing too). */
   static Optional<Path> search(String name, String path) {

@@ -45,24 +45,35 @@ final class PlatformLoader {
   }
 
   static ProcessPlatform jdk() {
-    if (Jdk.INSTANCE instanceof ProcessPlatform platform) {
-      return platform;
-    }
-    RuntimeException failure = (RuntimeException) Jdk.INSTANCE;
-    throw new IllegalStateException(failure.getMessage(), failure);
+    return Jdk.INSTANCE.platform();
   }
 
   /** The chosen platform itself (loads it); throws under {@code native} when none is usable. */
   static ProcessPlatform resolved() {
-    if (Resolved.INSTANCE instanceof ProcessPlatform platform) {
-      return platform;
+    return Resolved.INSTANCE.platform();
+  }
+
+  /** A platform, or the failure that says why there is none: exactly one is non-null. */
+  record Loaded(ProcessPlatform loaded, RuntimeException failure) {
+    static Loaded of(ProcessPlatform platform) {
+      return new Loaded(platform, null);
     }
-    RuntimeException failure = (RuntimeException) Resolved.INSTANCE;
-    throw new IllegalStateException(failure.getMessage(), failure);
+
+    static Loaded failed(RuntimeException failure) {
+      return new Loaded(null, failure);
+    }
+
+    /** The platform; throws an {@link IllegalStateException} that wraps the failure if none. */
+    ProcessPlatform platform() {
+      if (loaded != null) {
+        return loaded;
+      }
+      throw new IllegalStateException(failure.getMessage(), failure);
+    }
   }
 
   private static final class Jdk {
-    static final Object INSTANCE = fallback();
+    static final Loaded INSTANCE = fallback();
   }
 
   private static final class Providers {
@@ -70,15 +81,11 @@ final class PlatformLoader {
   }
 
   /** Core's pure-JDK platform, or the exception that says why it cannot be loaded. */
-  private static Object fallback() {
-    Object provider = instantiate(FALLBACK_PROVIDER);
-    if (!(provider instanceof ProcessPlatformProvider fallback)) {
-      return cannotLoadFallback((Throwable) provider);
-    }
+  private static Loaded fallback() {
     try {
-      return fallback.create();
-    } catch (RuntimeException | LinkageError e) {
-      return cannotLoadFallback(e);
+      return Loaded.of(instantiate(FALLBACK_PROVIDER).create());
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      return Loaded.failed(cannotLoadFallback(e));
     }
   }
 
@@ -92,20 +99,20 @@ final class PlatformLoader {
   }
 
   private static final class Resolved {
-    static final Object INSTANCE = choose(PlatformMode.fromConfig());
+    static final Loaded INSTANCE = choose(PlatformMode.fromConfig());
   }
 
   /** The platform for {@code mode}, or the exception that explains why there is none. */
-  static Object choose(PlatformMode mode) {
-    return mode == PlatformMode.JDK ? jdk() : choose(mode, Providers.ALL);
+  static Loaded choose(PlatformMode mode) {
+    return mode == PlatformMode.JDK ? Loaded.of(jdk()) : choose(mode, Providers.ALL);
   }
 
   /** The platform for {@code mode} from {@code providers} (highest priority first), or why none. */
-  static Object choose(PlatformMode mode, List<ProcessPlatformProvider> providers) {
+  static Loaded choose(PlatformMode mode, List<ProcessPlatformProvider> providers) {
     // The choice is not logged: capabilities() tells it, and binding a logger costs a short-lived
     // JVM milliseconds (docs/PERFORMANCE.md, "Fast clients"). Failures are logged.
     if (mode == PlatformMode.JDK) {
-      return jdk();
+      return Loaded.of(jdk());
     }
     List<String> reasons = new ArrayList<>();
     for (ProcessPlatformProvider provider : providers) {
@@ -114,7 +121,7 @@ final class PlatformLoader {
       }
       try {
         if (provider.isSupported()) {
-          return provider.create();
+          return Loaded.of(provider.create());
         }
         reasons.add(provider.unsupportedReason());
       } catch (RuntimeException | LinkageError e) {
@@ -127,8 +134,9 @@ final class PlatformLoader {
             ? "no native process platform on the class path (add dev.lifecycle:lifecycle-posix)"
             : String.join("; ", reasons);
     if (mode == PlatformMode.NATIVE) {
-      return new IllegalStateException(
-          PlatformMode.PROPERTY + "=native, but no native process platform is usable: " + why);
+      return Loaded.failed(
+          new IllegalStateException(
+              PlatformMode.PROPERTY + "=native, but no native process platform is usable: " + why));
     }
     Log.LOG.warn(
         "lifecycle is using the pure-JDK process platform, with weaker guarantees (no group"
@@ -137,7 +145,7 @@ final class PlatformLoader {
         why,
         PlatformMode.PROPERTY,
         PlatformMode.PROPERTY);
-    return jdk();
+    return Loaded.of(jdk());
   }
 
   /**
@@ -149,9 +157,10 @@ final class PlatformLoader {
    * the thread's context loader.
    */
   static List<ProcessPlatformProvider> load() {
-    Object known = instantiate(NATIVE_PROVIDER);
-    if (known instanceof ProcessPlatformProvider provider) {
-      return List.of(provider);
+    try {
+      return List.of(instantiate(NATIVE_PROVIDER));
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      // not visible to this loader: ask the ServiceLoader
     }
     List<ProcessPlatformProvider> found = new ArrayList<>();
     try {
@@ -168,15 +177,12 @@ final class PlatformLoader {
     return List.copyOf(found);
   }
 
-  /** A new instance of the provider class named, or the exception that says why there is none. */
-  private static Object instantiate(String className) {
-    try {
-      return Class.forName(className, true, PlatformLoader.class.getClassLoader())
-          .asSubclass(ProcessPlatformProvider.class)
-          .getDeclaredConstructor()
-          .newInstance();
-    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-      return e;
-    }
+  /** A new instance of the provider class named, loaded by this class's loader. */
+  private static ProcessPlatformProvider instantiate(String className)
+      throws ReflectiveOperationException {
+    return Class.forName(className, true, PlatformLoader.class.getClassLoader())
+        .asSubclass(ProcessPlatformProvider.class)
+        .getDeclaredConstructor()
+        .newInstance();
   }
 }

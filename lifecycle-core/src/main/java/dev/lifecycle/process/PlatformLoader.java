@@ -1,10 +1,9 @@
 package dev.lifecycle.process;
 
+import dev.lifecycle.internal.LazyLogger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Chooses the platform once per JVM (holder idiom: lazy, thread-safe, no locks afterwards).
@@ -21,13 +20,7 @@ import org.slf4j.LoggerFactory;
  * classes, and this package (the SPI) refers to no implementation in its code.
  */
 final class PlatformLoader {
-  /**
-   * Created on first use: a client path that logs nothing never starts slf4j (its provider lookup
-   * scans the class path, tens of milliseconds in a cold JVM).
-   */
-  private static final class Log {
-    static final Logger LOG = LoggerFactory.getLogger(PlatformLoader.class);
-  }
+  private static final LazyLogger LOG = LazyLogger.of(PlatformLoader.class);
 
   /** The priority of core's pure-JDK provider; native providers return more. */
   static final int FALLBACK_PRIORITY = 0;
@@ -126,7 +119,7 @@ final class PlatformLoader {
         reasons.add(provider.unsupportedReason());
       } catch (RuntimeException | LinkageError e) {
         reasons.add(provider.getClass().getName() + " failed to start: " + e);
-        Log.LOG.debug("process platform {} failed to start", provider, e);
+        LOG.debug("process platform {} failed to start", provider, e);
       }
     }
     String why =
@@ -138,7 +131,7 @@ final class PlatformLoader {
           new IllegalStateException(
               PlatformMode.PROPERTY + "=native, but no native process platform is usable: " + why));
     }
-    Log.LOG.warn(
+    LOG.warn(
         "lifecycle is using the pure-JDK process platform, with weaker guarantees (no group"
             + " signals, sessions only through setsid(1), EPERM invisible): {}. Set {}=jdk to"
             + " choose it on purpose, or {}=native to fail instead.",
@@ -172,7 +165,7 @@ final class PlatformLoader {
         found.add(at, provider);
       }
     } catch (java.util.ServiceConfigurationError e) {
-      Log.LOG.warn("cannot load process platform providers: {}", e.toString());
+      LOG.warn("cannot load process platform providers: {}", e.toString());
     }
     return List.copyOf(found);
   }

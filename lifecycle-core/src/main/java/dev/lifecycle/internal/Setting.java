@@ -174,7 +174,7 @@ public final class Setting<T> {
    * @return the resolved value
    */
   public T resolve(Optional<T> explicit) {
-    // Looked up here, not through method references: each costs a fresh JVM a lambda to link.
+    // Looked up here, not through method references: each is a lambda class to link.
     return explicit.isPresent()
         ? explicit.get()
         : choose(System.getProperty(property), System.getenv(variable));

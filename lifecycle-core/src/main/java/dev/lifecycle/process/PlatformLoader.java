@@ -102,8 +102,8 @@ final class PlatformLoader {
 
   /** The platform for {@code mode} from {@code providers} (highest priority first), or why none. */
   static Loaded choose(PlatformMode mode, List<ProcessPlatformProvider> providers) {
-    // The choice is not logged: capabilities() tells it, and binding a logger costs a short-lived
-    // JVM milliseconds (docs/PERFORMANCE.md, "Fast clients"). Failures are logged.
+    // The choice is not logged: capabilities() tells it, and the client path creates no logger.
+    // Failures are logged.
     if (mode == PlatformMode.JDK) {
       return Loaded.of(jdk());
     }
@@ -145,9 +145,8 @@ final class PlatformLoader {
    * lifecycle-posix's provider when this class's loader can load it, else the providers {@link
    * ServiceLoader} finds, highest priority first. Only lifecycle's own providers are supported
    * ({@link ProcessPlatformProvider}), so the one it ships is looked up by name: a lookup through
-   * {@code ServiceLoader} opens every jar of the class path (tens of milliseconds of a short
-   * program's first spawn). The lookup still serves loaders that see lifecycle-posix only through
-   * the thread's context loader.
+   * {@code ServiceLoader} opens every jar of the class path on a short program's first spawn. The
+   * lookup still serves loaders that see lifecycle-posix only through the thread's context loader.
    */
   static List<ProcessPlatformProvider> load() {
     try {

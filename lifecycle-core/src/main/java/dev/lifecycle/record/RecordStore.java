@@ -71,7 +71,7 @@ public final class RecordStore {
   /** A publisher that replaces the record on every attempt is a bug, not a race to win. */
   private static final int MAX_ATTEMPTS = 3;
 
-  /** Built when a record is first quarantined: a formatter costs milliseconds to build. */
+  /** Built when a record is first quarantined: a formatter is slow to build. */
   private static final class Stamp {
     static final DateTimeFormatter FORMAT =
         DateTimeFormatter.ofPattern("uuuuMMdd'T'HHmmssSSS'Z'").withZone(ZoneOffset.UTC);

@@ -230,7 +230,7 @@ public final class Limit {
    */
   public static Limit fromConfig(
       String systemProperty, String environmentVariable, Limit programmaticDefault) {
-    // Looked up here, not through method references: each costs a fresh JVM a lambda to link.
+    // Looked up here, not through method references: each is a lambda class to link.
     return choose(
         systemProperty,
         systemProperty == null ? null : System.getProperty(systemProperty),

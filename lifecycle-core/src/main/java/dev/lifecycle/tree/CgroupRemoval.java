@@ -12,10 +12,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The removal of trees' cgroups once they are empty. A tree's cgroup is removed by its {@code
  * populated 0} handler (the watcher's thread), so closing a tree that is already empty does not
- * wait for the {@code rmdir}, which waits for the kernel's cgroup lock (2.5-30 ms measured on a
- * loaded 2-core machine). Every tracked cgroup not yet removed is removed by a shutdown hook as the
- * JVM exits, so none outlives a JVM that exits normally; populated ones are refused by the kernel
- * and left (their processes are the tether's business). Thread-safe.
+ * wait for the {@code rmdir}, which waits for the kernel's cgroup lock. Every tracked cgroup not
+ * yet removed is removed by a shutdown hook as the JVM exits, so none outlives a JVM that exits
+ * normally; populated ones are refused by the kernel and left (their processes are the tether's
+ * business). Thread-safe.
  */
 final class CgroupRemoval {
   private static final LazyLogger LOG = LazyLogger.of(CgroupRemoval.class);

@@ -553,7 +553,7 @@ public final class ProcessTree implements AutoCloseable {
               : null;
       TerminationReport report = byCgroup != null ? byCgroup.run() : sessionTermination(grace);
       // Only what was seen left is logged, not the SESSION tier's standing blind spot: a clean
-      // close is the caller's to log, and binding a logger costs a short-lived JVM milliseconds.
+      // close is the caller's to log, and the client path creates no logger.
       if (!report.noSurvivorSeen()) {
         LOG.warn("tree {} not proven gone: {}", leader.pid(), report);
       }

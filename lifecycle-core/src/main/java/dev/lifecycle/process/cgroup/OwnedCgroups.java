@@ -119,7 +119,7 @@ public final class OwnedCgroups {
    * (left by a JVM that was SIGKILLed before it removed them). Populated ones are left silently: a
    * tree may outlive the JVM that started it by design (a broker a client started, a worker), its
    * processes are its own or its tether's business, and removing would fail anyway; a log line for
-   * each would make every later spawning JVM start a logger (milliseconds of a short-lived one).
+   * each would make every later spawning JVM start slf4j.
    *
    * @param parent the cgroup whose direct children are looked at
    * @param gone judges the owners

@@ -1,6 +1,7 @@
 package dev.lifecycle.broker;
 
 import dev.lifecycle.internal.Backoff;
+import dev.lifecycle.internal.LazyLogger;
 import dev.lifecycle.probe.Endpoint;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.record.ReadResult;
@@ -14,8 +15,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The client side: finds the serving broker of a record name, or starts exactly one. Thread-safe.
@@ -52,13 +51,7 @@ import org.slf4j.LoggerFactory;
  * environment. Thread-safe.
  */
 public final class BrokerClient {
-  /**
-   * Created on first use: a client path that logs nothing never starts slf4j (its provider lookup
-   * scans the class path, tens of milliseconds in a cold JVM).
-   */
-  private static final class Log {
-    static final Logger LOG = LoggerFactory.getLogger(BrokerClient.class);
-  }
+  private static final LazyLogger LOG = LazyLogger.of(BrokerClient.class);
 
   /** The record store directory, exported to a spawned broker. */
   public static final String DIRECTORY_VARIABLE = "LIFECYCLE_BROKER_DIRECTORY";
@@ -148,7 +141,7 @@ public final class BrokerClient {
             session.pid(),
             e);
       } catch (IOException e) {
-        Log.LOG.debug("broker {} at {} refused: {}; ensuring again", name, session.endpoint(), e);
+        LOG.debug("broker {} at {} refused: {}; ensuring again", name, session.endpoint(), e);
         last = e;
       }
     }

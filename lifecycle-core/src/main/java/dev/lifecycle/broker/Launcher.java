@@ -51,7 +51,7 @@ final class Launcher {
     ProcessTree tree =
         ProcessTree.spawn(platform, builder, TreeOptions.defaults().withGrace(STOP_GRACE));
     long pid = tree.leader().pid();
-    // Not logged: the session returned says who started it; a logger costs a cold CLI milliseconds.
+    // Not logged: the session returned says who started it, and the client path creates no logger.
     long started = System.nanoTime();
     // The caller waits for nothing else: a 10 ms ceiling sees a ready broker at most 10 ms late,
     // for one record read per poll.

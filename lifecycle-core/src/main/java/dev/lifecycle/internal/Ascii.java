@@ -2,9 +2,9 @@ package dev.lifecycle.internal;
 
 /**
  * ASCII character classes for the library's small grammars (record names, tokens, durations, hex
- * sums). Written out instead of regular expressions because a JVM's first pattern costs
- * milliseconds, and these checks run on every client's short life (docs/PERFORMANCE.md, "Fast
- * clients"). Stateless and thread-safe.
+ * sums). Written out instead of regular expressions because a JVM's first pattern loads and
+ * compiles the regex engine, and these checks run on every client's short life
+ * (docs/ARCHITECTURE.md, "Cold-path rules"). Stateless and thread-safe.
  */
 public final class Ascii {
   private Ascii() {}
@@ -92,7 +92,7 @@ public final class Ascii {
 
   /**
    * The 32 bits of {@code value} as eight lower-case hex digits, zero-padded (no {@code Formatter},
-   * which costs a short-lived JVM milliseconds to start).
+   * which is slow to start).
    *
    * @param value the bits, read as unsigned
    * @return e.g. {@code 00000abc} for 0xabc, {@code ffffffff} for -1

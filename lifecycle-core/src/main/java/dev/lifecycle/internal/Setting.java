@@ -6,8 +6,6 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One configurable value of lifecycle: the system property and the environment variable that may
@@ -32,13 +30,7 @@ import org.slf4j.LoggerFactory;
  * @param <T> the value's type
  */
 public final class Setting<T> {
-  /**
-   * Created on first use: a client path that logs nothing never starts slf4j (its provider lookup
-   * scans the class path, tens of milliseconds in a cold JVM).
-   */
-  private static final class Log {
-    static final Logger LOG = LoggerFactory.getLogger(Setting.class);
-  }
+  private static final LazyLogger LOG = LazyLogger.of(Setting.class);
 
   private final String property;
   private final String variable;
@@ -182,7 +174,7 @@ public final class Setting<T> {
    * @return the resolved value
    */
   public T resolve(Optional<T> explicit) {
-    // Looked up here, not through method references: each costs a fresh JVM a lambda to link.
+    // Looked up here, not through method references: each is a lambda class to link.
     return explicit.isPresent()
         ? explicit.get()
         : choose(System.getProperty(property), System.getenv(variable));
@@ -238,7 +230,7 @@ public final class Setting<T> {
     try {
       return Optional.of(parser.apply(text.trim()));
     } catch (IllegalArgumentException e) {
-      Log.LOG.warn("Ignoring {}=\"{}\": {}", source, text, e.getMessage());
+      LOG.warn("Ignoring {}=\"{}\": {}", source, text, e.getMessage());
       return Optional.empty();
     }
   }

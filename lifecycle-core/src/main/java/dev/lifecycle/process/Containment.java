@@ -157,7 +157,7 @@ public final class Containment {
     return PARENT.resolve();
   }
 
-  /** Not logged: {@link #current()} tells it, and a logger costs a short-lived JVM milliseconds. */
+  /** Not logged: {@link #current()} tells it, and the client path creates no logger. */
   private static Containment fromConfig() {
     return decide(MODE.resolve(), configuredParent());
   }

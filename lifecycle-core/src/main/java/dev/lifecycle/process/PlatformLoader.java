@@ -1,10 +1,9 @@
 package dev.lifecycle.process;
 
+import dev.lifecycle.internal.LazyLogger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Chooses the platform once per JVM (holder idiom: lazy, thread-safe, no locks afterwards).
@@ -21,13 +20,7 @@ import org.slf4j.LoggerFactory;
  * classes, and this package (the SPI) refers to no implementation in its code.
  */
 final class PlatformLoader {
-  /**
-   * Created on first use: a client path that logs nothing never starts slf4j (its provider lookup
-   * scans the class path, tens of milliseconds in a cold JVM).
-   */
-  private static final class Log {
-    static final Logger LOG = LoggerFactory.getLogger(PlatformLoader.class);
-  }
+  private static final LazyLogger LOG = LazyLogger.of(PlatformLoader.class);
 
   /** The priority of core's pure-JDK provider; native providers return more. */
   static final int FALLBACK_PRIORITY = 0;
@@ -45,24 +38,35 @@ final class PlatformLoader {
   }
 
   static ProcessPlatform jdk() {
-    if (Jdk.INSTANCE instanceof ProcessPlatform platform) {
-      return platform;
-    }
-    RuntimeException failure = (RuntimeException) Jdk.INSTANCE;
-    throw new IllegalStateException(failure.getMessage(), failure);
+    return Jdk.INSTANCE.platform();
   }
 
   /** The chosen platform itself (loads it); throws under {@code native} when none is usable. */
   static ProcessPlatform resolved() {
-    if (Resolved.INSTANCE instanceof ProcessPlatform platform) {
-      return platform;
+    return Resolved.INSTANCE.platform();
+  }
+
+  /** A platform, or the failure that says why there is none: exactly one is non-null. */
+  record Loaded(ProcessPlatform loaded, RuntimeException failure) {
+    static Loaded of(ProcessPlatform platform) {
+      return new Loaded(platform, null);
     }
-    RuntimeException failure = (RuntimeException) Resolved.INSTANCE;
-    throw new IllegalStateException(failure.getMessage(), failure);
+
+    static Loaded failed(RuntimeException failure) {
+      return new Loaded(null, failure);
+    }
+
+    /** The platform; throws an {@link IllegalStateException} that wraps the failure if none. */
+    ProcessPlatform platform() {
+      if (loaded != null) {
+        return loaded;
+      }
+      throw new IllegalStateException(failure.getMessage(), failure);
+    }
   }
 
   private static final class Jdk {
-    static final Object INSTANCE = fallback();
+    static final Loaded INSTANCE = fallback();
   }
 
   private static final class Providers {
@@ -70,15 +74,11 @@ final class PlatformLoader {
   }
 
   /** Core's pure-JDK platform, or the exception that says why it cannot be loaded. */
-  private static Object fallback() {
-    Object provider = instantiate(FALLBACK_PROVIDER);
-    if (!(provider instanceof ProcessPlatformProvider fallback)) {
-      return cannotLoadFallback((Throwable) provider);
-    }
+  private static Loaded fallback() {
     try {
-      return fallback.create();
-    } catch (RuntimeException | LinkageError e) {
-      return cannotLoadFallback(e);
+      return Loaded.of(instantiate(FALLBACK_PROVIDER).create());
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      return Loaded.failed(cannotLoadFallback(e));
     }
   }
 
@@ -92,20 +92,20 @@ final class PlatformLoader {
   }
 
   private static final class Resolved {
-    static final Object INSTANCE = choose(PlatformMode.fromConfig());
+    static final Loaded INSTANCE = choose(PlatformMode.fromConfig());
   }
 
   /** The platform for {@code mode}, or the exception that explains why there is none. */
-  static Object choose(PlatformMode mode) {
-    return mode == PlatformMode.JDK ? jdk() : choose(mode, Providers.ALL);
+  static Loaded choose(PlatformMode mode) {
+    return mode == PlatformMode.JDK ? Loaded.of(jdk()) : choose(mode, Providers.ALL);
   }
 
   /** The platform for {@code mode} from {@code providers} (highest priority first), or why none. */
-  static Object choose(PlatformMode mode, List<ProcessPlatformProvider> providers) {
-    // The choice is not logged: capabilities() tells it, and binding a logger costs a short-lived
-    // JVM milliseconds (docs/PERFORMANCE.md, "Fast clients"). Failures are logged.
+  static Loaded choose(PlatformMode mode, List<ProcessPlatformProvider> providers) {
+    // The choice is not logged: capabilities() tells it, and the client path creates no logger.
+    // Failures are logged.
     if (mode == PlatformMode.JDK) {
-      return jdk();
+      return Loaded.of(jdk());
     }
     List<String> reasons = new ArrayList<>();
     for (ProcessPlatformProvider provider : providers) {
@@ -114,12 +114,12 @@ final class PlatformLoader {
       }
       try {
         if (provider.isSupported()) {
-          return provider.create();
+          return Loaded.of(provider.create());
         }
         reasons.add(provider.unsupportedReason());
       } catch (RuntimeException | LinkageError e) {
         reasons.add(provider.getClass().getName() + " failed to start: " + e);
-        Log.LOG.debug("process platform {} failed to start", provider, e);
+        LOG.debug("process platform {} failed to start", provider, e);
       }
     }
     String why =
@@ -127,31 +127,32 @@ final class PlatformLoader {
             ? "no native process platform on the class path (add dev.lifecycle:lifecycle-posix)"
             : String.join("; ", reasons);
     if (mode == PlatformMode.NATIVE) {
-      return new IllegalStateException(
-          PlatformMode.PROPERTY + "=native, but no native process platform is usable: " + why);
+      return Loaded.failed(
+          new IllegalStateException(
+              PlatformMode.PROPERTY + "=native, but no native process platform is usable: " + why));
     }
-    Log.LOG.warn(
+    LOG.warn(
         "lifecycle is using the pure-JDK process platform, with weaker guarantees (no group"
             + " signals, sessions only through setsid(1), EPERM invisible): {}. Set {}=jdk to"
             + " choose it on purpose, or {}=native to fail instead.",
         why,
         PlatformMode.PROPERTY,
         PlatformMode.PROPERTY);
-    return jdk();
+    return Loaded.of(jdk());
   }
 
   /**
    * lifecycle-posix's provider when this class's loader can load it, else the providers {@link
    * ServiceLoader} finds, highest priority first. Only lifecycle's own providers are supported
    * ({@link ProcessPlatformProvider}), so the one it ships is looked up by name: a lookup through
-   * {@code ServiceLoader} opens every jar of the class path (tens of milliseconds of a short
-   * program's first spawn). The lookup still serves loaders that see lifecycle-posix only through
-   * the thread's context loader.
+   * {@code ServiceLoader} opens every jar of the class path on a short program's first spawn. The
+   * lookup still serves loaders that see lifecycle-posix only through the thread's context loader.
    */
   static List<ProcessPlatformProvider> load() {
-    Object known = instantiate(NATIVE_PROVIDER);
-    if (known instanceof ProcessPlatformProvider provider) {
-      return List.of(provider);
+    try {
+      return List.of(instantiate(NATIVE_PROVIDER));
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      // not visible to this loader: ask the ServiceLoader
     }
     List<ProcessPlatformProvider> found = new ArrayList<>();
     try {
@@ -163,20 +164,17 @@ final class PlatformLoader {
         found.add(at, provider);
       }
     } catch (java.util.ServiceConfigurationError e) {
-      Log.LOG.warn("cannot load process platform providers: {}", e.toString());
+      LOG.warn("cannot load process platform providers: {}", e.toString());
     }
     return List.copyOf(found);
   }
 
-  /** A new instance of the provider class named, or the exception that says why there is none. */
-  private static Object instantiate(String className) {
-    try {
-      return Class.forName(className, true, PlatformLoader.class.getClassLoader())
-          .asSubclass(ProcessPlatformProvider.class)
-          .getDeclaredConstructor()
-          .newInstance();
-    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-      return e;
-    }
+  /** A new instance of the provider class named, loaded by this class's loader. */
+  private static ProcessPlatformProvider instantiate(String className)
+      throws ReflectiveOperationException {
+    return Class.forName(className, true, PlatformLoader.class.getClassLoader())
+        .asSubclass(ProcessPlatformProvider.class)
+        .getDeclaredConstructor()
+        .newInstance();
   }
 }

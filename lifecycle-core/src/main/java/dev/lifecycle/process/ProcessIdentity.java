@@ -95,8 +95,8 @@ public record ProcessIdentity(long pid, long startTime, String bootId) {
     return Match.UNKNOWN;
   }
 
-  // Written out: a record's generated equals and hashCode bootstrap method handles on first use
-  // (~25 ms in a fresh JDK 17), and a tree's termination hashes identities.
+  // Written out: a record's generated equals and hashCode bootstrap method handles on first use,
+  // and a tree's termination hashes identities.
   @Override
   public boolean equals(Object other) {
     return other instanceof ProcessIdentity that

@@ -182,7 +182,7 @@ final class RecordFormat {
   /**
    * {@link Instant#parse} of what {@link Instant#toString} writes. The common shape (years
    * 0000-9999, UTC, no fraction or 3, 6 or 9 digits) is read here: the JDK's parser first builds
-   * its formatters, milliseconds of a client's start; anything else goes to the JDK.
+   * its formatters, on a client's start; anything else goes to the JDK.
    */
   static Instant instant(String text) {
     int length = text.length();

@@ -7,6 +7,7 @@ import static java.nio.file.StandardOpenOption.READ;
 import dev.lifecycle.internal.Ascii;
 import dev.lifecycle.internal.AtomicFile;
 import dev.lifecycle.internal.FileLocks;
+import dev.lifecycle.internal.LazyLogger;
 import dev.lifecycle.internal.Unguessable;
 import dev.lifecycle.probe.EndpointProbe;
 import dev.lifecycle.process.Liveness;
@@ -37,8 +38,6 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Session records in one directory that only the current user can reach. Thread-safe, and safe
@@ -64,13 +63,7 @@ import org.slf4j.LoggerFactory;
  * the old record or the new one, whole. Thread-safe; safe across processes.
  */
 public final class RecordStore {
-  /**
-   * Created on first use: a client path that logs nothing never starts slf4j (its provider lookup
-   * scans the class path, tens of milliseconds in a cold JVM).
-   */
-  private static final class Log {
-    static final Logger LOG = LoggerFactory.getLogger(RecordStore.class);
-  }
+  private static final LazyLogger LOG = LazyLogger.of(RecordStore.class);
 
   /** Records are a few hundred bytes; anything this large is not one. */
   private static final int MAX_RECORD_BYTES = 64 * 1024;
@@ -78,7 +71,7 @@ public final class RecordStore {
   /** A publisher that replaces the record on every attempt is a bug, not a race to win. */
   private static final int MAX_ATTEMPTS = 3;
 
-  /** Built when a record is first quarantined: a formatter costs milliseconds to build. */
+  /** Built when a record is first quarantined: a formatter is slow to build. */
   private static final class Stamp {
     static final DateTimeFormatter FORMAT =
         DateTimeFormatter.ofPattern("uuuuMMdd'T'HHmmssSSS'Z'").withZone(ZoneOffset.UTC);
@@ -329,7 +322,7 @@ public final class RecordStore {
     try (DirectoryStream<Path> dir = Files.newDirectoryStream(directory)) {
       dir.forEach(entries::add);
     } catch (IOException e) {
-      Log.LOG.debug("Cannot list {} for litter: {}", directory, e.toString());
+      LOG.debug("Cannot list {} for litter: {}", directory, e.toString());
       return removed;
     }
     for (Path entry : entries) {
@@ -358,7 +351,7 @@ public final class RecordStore {
     }
     if (!removed.isEmpty()) {
       syncDirectory();
-      Log.LOG.info("Swept litter of gone owners of {}: {}", name, removed);
+      LOG.info("Swept litter of gone owners of {}: {}", name, removed);
     }
     return removed;
   }
@@ -444,8 +437,7 @@ public final class RecordStore {
           try {
             record = seen.parse(platform.identityClock());
           } catch (RecordFormat.Unreadable e) {
-            Log.LOG.warn(
-                "Did not clear {}: unreadable records are not ours to delete ({})", file, e);
+            LOG.warn("Did not clear {}: unreadable records are not ours to delete ({})", file, e);
             return false;
           }
           hooks.afterClearRead().accept(name);
@@ -546,7 +538,7 @@ public final class RecordStore {
             String outside =
                 Confinement.check(directory, name, record, artifact.getKey(), artifact.getValue());
             if (outside != null) {
-              Log.LOG.warn("Left {} in place: {}", artifact.getValue(), outside);
+              LOG.warn("Left {} in place: {}", artifact.getValue(), outside);
               leftBehind.add(artifact.getValue());
             } else if (!SafeFiles.deleteArtifact(artifact.getKey(), artifact.getValue(), user)) {
               leftBehind.add(artifact.getValue());
@@ -555,7 +547,7 @@ public final class RecordStore {
           Files.delete(file);
           syncDirectory();
           sweepLocked(name, null);
-          Log.LOG.info("Reclaimed {}: owner {} is gone", file, record.owner());
+          LOG.info("Reclaimed {}: owner {} is gone", file, record.owner());
           return ReadResult.ownerGone(name, record, leftBehind);
         });
   }
@@ -577,14 +569,14 @@ public final class RecordStore {
           }
           Files.move(file, aside, ATOMIC_MOVE);
           syncDirectory();
-          Log.LOG.warn(
+          LOG.warn(
               "Quarantined corrupt session record {} as {}: {}", file, aside, why.getMessage());
           return ReadResult.corrupt(name, Optional.of(aside), why.getMessage());
         });
   }
 
   private ReadResult unsupported(String name, RecordFormat.Unreadable why) {
-    Log.LOG.warn("Left session record {} alone: {}", recordFile(name), why.getMessage());
+    LOG.warn("Left session record {} alone: {}", recordFile(name), why.getMessage());
     return ReadResult.unsupported(name, why.getMessage());
   }
 

@@ -2,6 +2,7 @@ package dev.lifecycle.record;
 
 import static java.nio.file.LinkOption.NOFOLLOW_LINKS;
 
+import dev.lifecycle.internal.LazyLogger;
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.DirectoryStream;
@@ -19,18 +20,10 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
 import java.util.EnumSet;
 import java.util.Set;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /** File system checks that keep records and artifacts away from other users and symlinks. */
 final class SafeFiles {
-  /**
-   * Created on first use: a client path that logs nothing never starts slf4j (its provider lookup
-   * scans the class path, tens of milliseconds in a cold JVM).
-   */
-  private static final class Log {
-    static final Logger LOG = LoggerFactory.getLogger(SafeFiles.class);
-  }
+  private static final LazyLogger LOG = LazyLogger.of(SafeFiles.class);
 
   static final Set<PosixFilePermission> OWNER_ONLY_DIR =
       PosixFilePermissions.fromString("rwx------");
@@ -207,7 +200,7 @@ final class SafeFiles {
   }
 
   private static boolean leftBehind(ArtifactKind kind, Path path, String why) {
-    Log.LOG.warn("Left {} {} in place: {}", kind.key(), path, why);
+    LOG.warn("Left {} {} in place: {}", kind.key(), path, why);
     return false;
   }
 

@@ -9,6 +9,7 @@ import static java.time.temporal.ChronoUnit.SECONDS;
 import static java.util.Objects.requireNonNull;
 
 import dev.lifecycle.internal.Durations;
+import dev.lifecycle.internal.LazyLogger;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.EnumSet;
@@ -16,8 +17,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A time limit (TTL, idle timeout, startup bound): either enabled with a positive {@link Duration},
@@ -55,13 +54,7 @@ public final class Limit {
   private static final Limit DISABLED = new Limit(null, null);
   private static final Set<ChronoUnit> UNITS = EnumSet.range(NANOS, DAYS);
 
-  /**
-   * Created on first use: a client path that logs nothing never starts slf4j (its provider lookup
-   * scans the class path, tens of milliseconds in a cold JVM).
-   */
-  private static final class Log {
-    static final Logger LOG = LoggerFactory.getLogger(Limit.class);
-  }
+  private static final LazyLogger LOG = LazyLogger.of(Limit.class);
 
   private final Duration duration; // null when disabled
   private final Duration requested; // null when disabled
@@ -220,7 +213,7 @@ public final class Limit {
     try {
       return parse(text);
     } catch (LimitFormatException e) {
-      Log.LOG.warn("Ignoring {}: {}; using {}", origin, e.getMessage(), fallback);
+      LOG.warn("Ignoring {}: {}; using {}", origin, e.getMessage(), fallback);
       return fallback;
     }
   }
@@ -237,7 +230,7 @@ public final class Limit {
    */
   public static Limit fromConfig(
       String systemProperty, String environmentVariable, Limit programmaticDefault) {
-    // Looked up here, not through method references: each costs a fresh JVM a lambda to link.
+    // Looked up here, not through method references: each is a lambda class to link.
     return choose(
         systemProperty,
         systemProperty == null ? null : System.getProperty(systemProperty),

@@ -1,5 +1,6 @@
 package dev.lifecycle.tree;
 
+import dev.lifecycle.internal.LazyLogger;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessPlatform;
@@ -9,8 +10,6 @@ import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * PID 1 hygiene: when the JVM is the init of its PID namespace (a container without one), every
@@ -24,13 +23,7 @@ import org.slf4j.LoggerFactory;
  * reused while one of its members exists, so no exit status the JDK waits for can be taken.
  */
 final class AdoptedZombies {
-  /**
-   * Created on first use: a path that logs nothing never starts slf4j (its provider lookup scans
-   * the class path, tens of milliseconds in a cold JVM).
-   */
-  private static final class Log {
-    static final Logger LOG = LoggerFactory.getLogger(AdoptedZombies.class);
-  }
+  private static final LazyLogger LOG = LazyLogger.of(AdoptedZombies.class);
 
   private static final AtomicBoolean WARNED = new AtomicBoolean();
   private static final Duration DYING_BOUND = Duration.ofSeconds(2);
@@ -46,7 +39,7 @@ final class AdoptedZombies {
   /** Says once per JVM, at WARN, that it runs as PID 1 and what to do about it. */
   static void warnOnceIfInit(ProcessPlatform platform) {
     if (isInit(platform) && WARNED.compareAndSet(false, true)) {
-      Log.LOG.warn(
+      LOG.warn(
           "this JVM runs as PID 1: every orphan of its PID namespace is re-parented to it, and the"
               + " JDK reaps only its own children. lifecycle reaps the zombies of the trees it"
               + " terminates (native platform only), nothing else; run the JVM under an init: tini,"
@@ -113,7 +106,7 @@ final class AdoptedZombies {
       LockSupport.parkNanos(DYING_POLL.toNanos());
     }
     if (reaped > 0) {
-      Log.LOG.debug("reaped {} adopted zombie(s) of the tree of session {}", reaped, sessionId);
+      LOG.debug("reaped {} adopted zombie(s) of the tree of session {}", reaped, sessionId);
     }
     return reaped;
   }

@@ -1,5 +1,6 @@
 package dev.lifecycle.tree;
 
+import dev.lifecycle.internal.LazyLogger;
 import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.cgroup.Cgroup;
 import java.io.IOException;
@@ -7,25 +8,17 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The removal of trees' cgroups once they are empty. A tree's cgroup is removed by its {@code
  * populated 0} handler (the watcher's thread), so closing a tree that is already empty does not
- * wait for the {@code rmdir}, which waits for the kernel's cgroup lock (2.5-30 ms measured on a
- * loaded 2-core machine). Every tracked cgroup not yet removed is removed by a shutdown hook as the
- * JVM exits, so none outlives a JVM that exits normally; populated ones are refused by the kernel
- * and left (their processes are the tether's business). Thread-safe.
+ * wait for the {@code rmdir}, which waits for the kernel's cgroup lock. Every tracked cgroup not
+ * yet removed is removed by a shutdown hook as the JVM exits, so none outlives a JVM that exits
+ * normally; populated ones are refused by the kernel and left (their processes are the tether's
+ * business). Thread-safe.
  */
 final class CgroupRemoval {
-  /**
-   * Created on first use: a path that logs nothing never starts slf4j (its provider lookup scans
-   * the class path, tens of milliseconds in a cold JVM).
-   */
-  private static final class Log {
-    static final Logger LOG = LoggerFactory.getLogger(CgroupRemoval.class);
-  }
+  private static final LazyLogger LOG = LazyLogger.of(CgroupRemoval.class);
 
   private static final Set<Cgroup> PENDING = ConcurrentHashMap.newKeySet();
   private static final AtomicBoolean HOOKED = new AtomicBoolean();
@@ -63,7 +56,7 @@ final class CgroupRemoval {
     try {
       remove(cgroup);
     } catch (IOException e) {
-      Log.LOG.debug("cannot remove {}", cgroup, e);
+      LOG.debug("cannot remove {}", cgroup, e);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.lifecycle.tree;
 
+import dev.lifecycle.internal.LazyLogger;
 import dev.lifecycle.process.ContainmentTier;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessInfo;
@@ -20,8 +21,6 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One termination of a CGROUP-tier tree: membership is the kernel's, so no process-table scan.
@@ -36,13 +35,7 @@ import org.slf4j.LoggerFactory;
  * forked between the leader's exec and its move that the entry check could not move. Single use.
  */
 final class CgroupTermination {
-  /**
-   * Created on first use: a path that logs nothing never starts slf4j (its provider lookup scans
-   * the class path, tens of milliseconds in a cold JVM).
-   */
-  private static final class Log {
-    static final Logger LOG = LoggerFactory.getLogger(CgroupTermination.class);
-  }
+  private static final LazyLogger LOG = LazyLogger.of(CgroupTermination.class);
 
   private final ProcessPlatform platform;
   private final Cgroup cgroup;
@@ -311,7 +304,7 @@ final class CgroupTermination {
       }
     } catch (IOException e) {
       signaller.problem(e.getMessage());
-      Log.LOG.debug("cannot remove {}", cgroup, e);
+      LOG.debug("cannot remove {}", cgroup, e);
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.lifecycle.tree;
 
 import dev.lifecycle.internal.Backoff;
+import dev.lifecycle.internal.LazyLogger;
 import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.Containment;
 import dev.lifecycle.process.ContainmentTier;
@@ -25,8 +26,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A supervised child and everything it starts, owned as one unit: its process group and session,
@@ -65,13 +64,7 @@ import org.slf4j.LoggerFactory;
  * cannot prove. {@link #tierReason()} says why. Thread-safe.
  */
 public final class ProcessTree implements AutoCloseable {
-  /**
-   * Created on first use: a path that logs nothing never starts slf4j (its provider lookup scans
-   * the class path, tens of milliseconds in a cold JVM).
-   */
-  private static final class Log {
-    static final Logger LOG = LoggerFactory.getLogger(ProcessTree.class);
-  }
+  private static final LazyLogger LOG = LazyLogger.of(ProcessTree.class);
 
   private static final Duration FIRST_EXIT_POLL = Duration.ofMillis(20);
   private static final Duration MAX_EXIT_POLL = Duration.ofSeconds(1);
@@ -134,7 +127,7 @@ public final class ProcessTree implements AutoCloseable {
     try {
       c.remove();
     } catch (IOException e) {
-      Log.LOG.debug("cannot remove {}", c, e);
+      LOG.debug("cannot remove {}", c, e);
     }
   }
 
@@ -308,7 +301,7 @@ public final class ProcessTree implements AutoCloseable {
       throw why;
     }
     announce(beforeStart, new TreePlacement(spawn.treeCookie(), Optional.empty()));
-    Log.LOG.warn(
+    LOG.warn(
         "tree of {} falls back to SESSION containment: {}", builder.command(), why.getMessage());
     return new ProcessTree(
         platform,
@@ -499,7 +492,7 @@ public final class ProcessTree implements AutoCloseable {
         }
       }
     } catch (RuntimeException e) {
-      Log.LOG.warn("cannot scan process tree {}; retrying", leader.pid(), e);
+      LOG.warn("cannot scan process tree {}; retrying", leader.pid(), e);
     }
     TreeScheduler.get().schedule(() -> poll(backoff), backoff.nextNanos(), TimeUnit.NANOSECONDS);
   }
@@ -560,9 +553,9 @@ public final class ProcessTree implements AutoCloseable {
               : null;
       TerminationReport report = byCgroup != null ? byCgroup.run() : sessionTermination(grace);
       // Only what was seen left is logged, not the SESSION tier's standing blind spot: a clean
-      // close is the caller's to log, and binding a logger costs a short-lived JVM milliseconds.
+      // close is the caller's to log, and the client path creates no logger.
       if (!report.noSurvivorSeen()) {
-        Log.LOG.warn("tree {} not proven gone: {}", leader.pid(), report);
+        LOG.warn("tree {} not proven gone: {}", leader.pid(), report);
       }
       AdoptedZombies.reap(
           platform, sessionId(), report, byCgroup != null ? byCgroup.seen() : Set.of());

@@ -1,9 +1,8 @@
 package dev.lifecycle.tree;
 
+import dev.lifecycle.internal.LazyLogger;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Announces every {@link ProcessTree} this JVM spawns to the listeners registered at that moment,
@@ -13,13 +12,7 @@ import org.slf4j.LoggerFactory;
  * logged and dropped. Thread-safe.
  */
 public final class SpawnedTrees {
-  /**
-   * Created on first use: a path that logs nothing never starts slf4j (its provider lookup scans
-   * the class path, tens of milliseconds in a cold JVM).
-   */
-  private static final class Log {
-    static final Logger LOG = LoggerFactory.getLogger(SpawnedTrees.class);
-  }
+  private static final LazyLogger LOG = LazyLogger.of(SpawnedTrees.class);
 
   private static final CopyOnWriteArrayList<Listener> LISTENERS = new CopyOnWriteArrayList<>();
 
@@ -59,7 +52,7 @@ public final class SpawnedTrees {
       try {
         listener.spawned(tree);
       } catch (RuntimeException e) {
-        Log.LOG.warn("spawn listener {} failed for {}", listener, tree, e);
+        LOG.warn("spawn listener {} failed for {}", listener, tree, e);
       }
     }
     return tree;

@@ -41,7 +41,7 @@ import java.util.function.Predicate;
  * pinned, every process is signalled on its own, by identity.
  *
  * <p>The path of a tree found gone (SCAN to REAP) runs no lambda or stream: it is a short-lived
- * program's usual close, in a cold JVM, where each first lambda costs about a millisecond.
+ * program's usual close, where each first lambda is a class generated and linked.
  */
 final class Termination {
 

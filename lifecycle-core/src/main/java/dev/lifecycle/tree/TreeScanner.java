@@ -24,8 +24,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * execve, suspects) belongs to that scan's {@link Scan}, so concurrent scans (a {@code view()}
  * while a termination runs) never overwrite each other's answer. Thread-safe.
  *
- * <p>Plain loops, no lambdas or streams: a short-lived program's one termination runs this in a
- * cold JVM, where each first lambda costs about a millisecond of class generation.
+ * <p>Plain loops, no lambdas or streams: a short-lived program's one termination runs this where
+ * each first lambda is a class generated and linked.
  */
 final class TreeScanner {
   private static final String COOKIE = SpawnOptions.COOKIE_VARIABLE;

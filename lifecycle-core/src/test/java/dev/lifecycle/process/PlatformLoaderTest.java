@@ -34,9 +34,10 @@ class PlatformLoaderTest {
   @Test
   void requiringANativePlatformWithoutOneFailsWithTheReason() {
     // core's test class path has no provider
-    Object chosen = PlatformLoader.choose(PlatformMode.NATIVE);
-    assertThat(chosen).isInstanceOf(IllegalStateException.class);
-    assertThat(((Exception) chosen).getMessage())
+    PlatformLoader.Loaded chosen = PlatformLoader.choose(PlatformMode.NATIVE);
+    assertThat(chosen.loaded()).isNull();
+    assertThat(chosen.failure()).isInstanceOf(IllegalStateException.class);
+    assertThat(chosen.failure().getMessage())
         .contains("lifecycle.platform=native")
         .contains("no native process platform on the class path")
         .contains("lifecycle-posix");
@@ -44,8 +45,8 @@ class PlatformLoaderTest {
 
   @Test
   void autoAndJdkFallBackToTheJdkPlatform() {
-    assertThat(PlatformLoader.choose(PlatformMode.AUTO)).isSameAs(ProcessPlatform.jdk());
-    assertThat(PlatformLoader.choose(PlatformMode.JDK)).isSameAs(ProcessPlatform.jdk());
+    assertThat(PlatformLoader.choose(PlatformMode.AUTO).platform()).isSameAs(ProcessPlatform.jdk());
+    assertThat(PlatformLoader.choose(PlatformMode.JDK).platform()).isSameAs(ProcessPlatform.jdk());
   }
 
   /**
@@ -68,8 +69,9 @@ class PlatformLoaderTest {
       assertThat(PlatformLoader.load())
           .extracting(ProcessPlatformProvider::priority)
           .containsExactly(50, 5);
-      Object chosen = PlatformLoader.choose(PlatformMode.NATIVE, PlatformLoader.load());
-      assertThat(((Exception) chosen).getMessage())
+      PlatformLoader.Loaded chosen =
+          PlatformLoader.choose(PlatformMode.NATIVE, PlatformLoader.load());
+      assertThat(chosen.failure().getMessage())
           .contains("High is a test provider; Low is a test provider");
     } finally {
       thread.setContextClassLoader(original);

@@ -64,7 +64,7 @@ final class JnaBootLibrary {
     Optional<Path> jar = jarOf(Platform.class);
     Optional<Path> dir =
         root.isPresent() && jar.isPresent() ? prepare(root.get(), jar.get()) : Optional.empty();
-    if (dir.isPresent()) { // no lambda: linking one costs a cold JVM about a millisecond
+    if (dir.isPresent()) { // no lambda: each is a class generated and linked
       System.setProperty(BOOT_PATH, dir.get().toString());
     }
   }

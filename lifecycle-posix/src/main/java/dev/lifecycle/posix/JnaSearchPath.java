@@ -14,12 +14,12 @@ import java.util.Set;
  * Presets JNA's library search path on Linux so that JNA's start-up runs no {@code /sbin/ldconfig
  * -p}. Unless {@code jna.platform.library.path} is set, JNA computes it once per JVM and, on Linux,
  * starts {@code ldconfig -p} (a child process through the JDK's process launcher) to learn the
- * directories of the loader cache: tens of milliseconds of every first spawn, for a list this
- * module never needs (libc is opened by its soname, which {@code dlopen} resolves itself). The
- * preset lists the same directories without a process: those {@code /etc/ld.so.conf} names (with
- * its {@code include} files), then the loader's trusted directories, as far as they exist. A value
- * set by the user is left alone. Called before the first JNA class initialises; idempotent and
- * thread-safe (a race only computes the same value twice).
+ * directories of the loader cache: a process on every first spawn, for a list this module never
+ * needs (libc is opened by its soname, which {@code dlopen} resolves itself). The preset lists the
+ * same directories without a process: those {@code /etc/ld.so.conf} names (with its {@code include}
+ * files), then the loader's trusted directories, as far as they exist. A value set by the user is
+ * left alone. Called before the first JNA class initialises; idempotent and thread-safe (a race
+ * only computes the same value twice).
  */
 final class JnaSearchPath {
   static final String PROPERTY = "jna.platform.library.path";

@@ -2,13 +2,12 @@ package dev.lifecycle.posix;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Platform;
+import dev.lifecycle.internal.LazyLogger;
 import dev.lifecycle.internal.Threads;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Linux exit watching without a thread per child: every child's pidfd (readable once it exits) is
@@ -26,13 +25,7 @@ import org.slf4j.LoggerFactory;
  * recycled fd number can never be mistaken for an old registration.
  */
 final class PidfdExitWatcher implements ExitWatcher {
-  /**
-   * Created on first use: a path that logs nothing never starts slf4j (its provider lookup scans
-   * the class path, tens of milliseconds in a cold JVM).
-   */
-  private static final class Log {
-    static final Logger LOG = LoggerFactory.getLogger(PidfdExitWatcher.class);
-  }
+  private static final LazyLogger LOG = LazyLogger.of(PidfdExitWatcher.class);
 
   private static final int MAX_EVENTS = 64;
   private static final long WAKEUP = -1; // epoll data of the eventfd; pidfds are >= 0
@@ -90,7 +83,7 @@ final class PidfdExitWatcher implements ExitWatcher {
     byPidfd.put(pidfd, process);
     if (add(epoll, pidfd, pidfd) != 0) {
       byPidfd.remove(pidfd);
-      Log.LOG.warn("epoll_ctl({}): {}; watching with a thread", pidfd, LibC.describe(LibC.errno()));
+      LOG.warn("epoll_ctl({}): {}; watching with a thread", pidfd, LibC.describe(LibC.errno()));
       ExitWatcher.threadPerChild().watch(process);
       return;
     }
@@ -122,7 +115,7 @@ final class PidfdExitWatcher implements ExitWatcher {
       int ready = LinuxC.epoll_wait(epoll, events, MAX_EVENTS, polling ? 0 : -1);
       if (ready < 0) {
         if (LibC.errno() != OsConstants.EINTR) {
-          Log.LOG.error("epoll_wait failed: {}", LibC.describe(LibC.errno()));
+          LOG.error("epoll_wait failed: {}", LibC.describe(LibC.errno()));
           return; // cannot happen with a valid epoll fd; nothing sensible to retry
         }
         continue;
@@ -166,7 +159,7 @@ final class PidfdExitWatcher implements ExitWatcher {
         watch(process); // readable means exited, so this is not expected; stay correct anyway
       }
     } catch (RuntimeException e) {
-      Log.LOG.error("collecting the exit of {} failed", process, e);
+      LOG.error("collecting the exit of {} failed", process, e);
     }
   }
 }

@@ -176,7 +176,7 @@ public record CgroupPlacement(Optional<Cgroup> parent, String reason) {
    * Why a kernel of this release ({@code uname -r}, e.g. {@code 6.18.44-fc}) has no {@code
    * cgroup.kill}; empty when it has one or the release does not start with {@code major.minor}.
    * Read by hand, not split by a regular expression: this runs on a short-lived program's first
-   * spawn, where compiling the first pattern costs milliseconds.
+   * spawn, which loads and compiles no regex (docs/ARCHITECTURE.md, "Cold-path rules").
    */
   static Optional<String> tooOldForKill(String release) {
     int dot = Ascii.digitsEnd(release, 0);

@@ -1,6 +1,7 @@
 package dev.lifecycle.process.cgroup;
 
 import dev.lifecycle.internal.Backoff;
+import dev.lifecycle.internal.LazyLogger;
 import dev.lifecycle.internal.Threads;
 import java.io.IOException;
 import java.nio.file.ClosedWatchServiceException;
@@ -15,8 +16,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Observes {@code populated 0} of any number of cgroups with one inotify instance (the JDK's
@@ -30,13 +29,7 @@ import org.slf4j.LoggerFactory;
  * their cgroups empty, and the JVM's exit is not held up.
  */
 final class CgroupWatcher {
-  /**
-   * Created on first use: a path that logs nothing never starts slf4j (its provider lookup scans
-   * the class path, tens of milliseconds in a cold JVM).
-   */
-  private static final class Log {
-    static final Logger LOG = LoggerFactory.getLogger(CgroupWatcher.class);
-  }
+  private static final LazyLogger LOG = LazyLogger.of(CgroupWatcher.class);
 
   /**
    * Polls (without a watch) start at 1 ms, so an exit seen during shutdown ends its wait at once.
@@ -78,7 +71,7 @@ final class CgroupWatcher {
     try {
       service.close();
     } catch (IOException e) {
-      Log.LOG.debug("cannot close the cgroup watch service", e);
+      LOG.debug("cannot close the cgroup watch service", e);
     }
     for (Entry entry : left) {
       for (CompletableFuture<Cgroup> waiter : entry.waiters()) {
@@ -121,7 +114,7 @@ final class CgroupWatcher {
     } catch (IOException | ClosedWatchServiceException e) {
       // No watch (inotify limits, or shutdown began): poll with backoff rather than claim what was
       // not seen.
-      Log.LOG.debug("cannot watch {}; polling it", cgroup, e);
+      LOG.debug("cannot watch {}; polling it", cgroup, e);
       poll(cgroup, future, Backoff.of(Duration.ofMillis(10), MAX_POLL));
       return future;
     }
@@ -189,7 +182,7 @@ final class CgroupWatcher {
     try {
       empty = !entry.cgroup().isPopulated(); // a removed cgroup reads as not populated
     } catch (IOException e) {
-      Log.LOG.debug("cannot read events of {}", entry.cgroup(), e);
+      LOG.debug("cannot read events of {}", entry.cgroup(), e);
       empty = !entry.cgroup().exists();
     }
     if (empty) {

@@ -1,13 +1,12 @@
 package dev.lifecycle.process.cgroup;
 
 import dev.lifecycle.internal.Ascii;
+import dev.lifecycle.internal.LazyLogger;
 import dev.lifecycle.internal.Unguessable;
 import java.io.IOException;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Names of the cgroups this library creates, which carry their owner's identity, and the cleanup of
@@ -21,13 +20,7 @@ public final class OwnedCgroups {
   /** Every cgroup the library creates starts with this. */
   public static final String PREFIX = "lifecycle-";
 
-  /**
-   * Created on first use: a path that logs nothing never starts slf4j (its provider lookup scans
-   * the class path, tens of milliseconds in a cold JVM).
-   */
-  private static final class Log {
-    static final Logger LOG = LoggerFactory.getLogger(OwnedCgroups.class);
-  }
+  private static final LazyLogger LOG = LazyLogger.of(OwnedCgroups.class);
 
   private static final AtomicLong COUNTER = new AtomicLong();
 
@@ -126,7 +119,7 @@ public final class OwnedCgroups {
    * (left by a JVM that was SIGKILLed before it removed them). Populated ones are left silently: a
    * tree may outlive the JVM that started it by design (a broker a client started, a worker), its
    * processes are its own or its tether's business, and removing would fail anyway; a log line for
-   * each would make every later spawning JVM start a logger (milliseconds of a short-lived one).
+   * each would make every later spawning JVM start slf4j.
    *
    * @param parent the cgroup whose direct children are looked at
    * @param gone judges the owners
@@ -144,11 +137,11 @@ public final class OwnedCgroups {
             removed++;
           }
         } catch (IOException e) {
-          Log.LOG.debug("cannot remove stale cgroup {}", child, e);
+          LOG.debug("cannot remove stale cgroup {}", child, e);
         }
       }
     } catch (IOException e) {
-      Log.LOG.debug("cannot list {} for stale cgroups", parent, e);
+      LOG.debug("cannot list {} for stale cgroups", parent, e);
     }
     return removed;
   }
@@ -192,7 +185,7 @@ public final class OwnedCgroups {
       parent.enter(self);
       return own.remove();
     } catch (IOException | RuntimeException e) {
-      Log.LOG.debug("cannot leave and remove {}", own, e);
+      LOG.debug("cannot leave and remove {}", own, e);
       return false;
     }
   }

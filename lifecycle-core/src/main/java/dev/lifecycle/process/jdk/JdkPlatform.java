@@ -65,7 +65,7 @@ final class JdkPlatform implements ProcessPlatform {
 
   /**
    * This JVM, identified on first need: a client that only reads records and probes owners never
-   * starts the JDK's process API (milliseconds of a short-lived JVM).
+   * starts the JDK's process API, which sets up its reaper thread.
    */
   private static final class Self {
     static final long PID = ownPid();

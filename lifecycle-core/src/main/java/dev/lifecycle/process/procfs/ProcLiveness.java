@@ -225,7 +225,7 @@ public final class ProcLiveness {
     /**
      * NSpid lists our pid in every namespace from the procfs's down to our own: one entry means the
      * procfs is our namespace's. Older kernels: compare {@code /proc/self} with our pid (the JDK's
-     * process API costs milliseconds to start, so only there).
+     * process API starts a reaper thread, so only there).
      */
     private static boolean ownNamespace(int pidNamespaces) {
       if (pidNamespaces > 0) {

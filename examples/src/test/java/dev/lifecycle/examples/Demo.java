@@ -8,6 +8,7 @@ import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
+import dev.lifecycle.testing.Await;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.TreeMember;
 import dev.lifecycle.tree.TreeOptions;
@@ -355,28 +356,15 @@ public final class Demo {
   }
 
   /** Polls {@code condition} (bounded); never a blind sleep. */
-  private static void await(String what, Duration bound, BooleanSupplier condition)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + bound.toNanos();
-    long pause = 5;
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within " + bound + ": " + what);
-      }
-      Thread.sleep(pause);
-      pause = Math.min(100, pause * 2);
-    }
+  private static void await(String what, Duration bound, BooleanSupplier condition) {
+    Await.until(bound, what, condition);
   }
 
   /** Every tracked process and its final state; waits (bounded) for stragglers. */
   private boolean finalTable() {
     heading("every process the demo started");
     List<ProcessIdentity> all = tracked.values().stream().map(Tracked::identity).toList();
-    try {
-      await("all gone", Duration.ofSeconds(10), () -> gone(all));
-    } catch (AssertionError | InterruptedException e) {
-      // reported below
-    }
+    Await.within(Duration.ofSeconds(10), () -> gone(all)); // stragglers are reported below
     System.out.printf("%-4s %-22s %8s  %s%n", "", "role", "pid", "final state");
     boolean clean = true;
     for (Tracked t : tracked.values()) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lifecycle.probe.Endpoint;
 import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.testing.Await;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -18,7 +19,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -132,7 +132,8 @@ class RecordStoreConcurrencyTest {
               return null;
             });
     if (locking) {
-      waitUntil(() -> RecordLock.hasWaiters(plain.lockFile("broker")));
+      Await.until(
+          DEADLINE, "a waiter on the lock", () -> RecordLock.hasWaiters(plain.lockFile("broker")));
       assertThat(publish).as("publish waits for the lock").isNotDone();
     } else {
       publish.get(DEADLINE.toSeconds(), TimeUnit.SECONDS); // nothing stops it
@@ -159,15 +160,6 @@ class RecordStoreConcurrencyTest {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new AssertionError(e);
-    }
-  }
-
-  private static void waitUntil(BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + DEADLINE.toNanos();
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime() - deadline).as("condition within %s", DEADLINE).isNegative();
-      Thread.onSpinWait();
-      Thread.sleep(1);
     }
   }
 }

@@ -24,12 +24,27 @@ public final class Await {
    * @throws AssertionError naming {@code what} and the last answer when {@code timeout} passes
    */
   public static <T> T until(Duration timeout, String what, Supplier<T> probe, Predicate<T> done) {
+    T last = within(timeout, probe, done);
+    if (!done.test(last)) {
+      throw new AssertionError("not within " + timeout + ": " + what + " (last: " + last + ")");
+    }
+    return last;
+  }
+
+  /**
+   * Polls {@code probe} until {@code done} accepts its answer or {@code timeout} passes (it is
+   * asked at least once, and once more at the deadline): for waits whose caller judges or reports
+   * the last answer itself.
+   *
+   * @return the accepted answer, or the last one when {@code timeout} passed
+   */
+  public static <T> T within(Duration timeout, Supplier<T> probe, Predicate<T> done) {
     long deadline = System.nanoTime() + timeout.toNanos();
     long delay = 2;
     T last = probe.get();
     while (!done.test(last)) {
       if (System.nanoTime() - deadline > 0) {
-        throw new AssertionError("not within " + timeout + ": " + what + " (last: " + last + ")");
+        return probe.get();
       }
       sleep(delay);
       delay = Math.min(100, delay * 2);
@@ -46,16 +61,7 @@ public final class Await {
    * @return whether the condition held
    */
   public static boolean within(Duration timeout, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    long delay = 2;
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() - deadline > 0) {
-        return condition.getAsBoolean();
-      }
-      sleep(delay);
-      delay = Math.min(100, delay * 2);
-    }
-    return true;
+    return within(timeout, condition::getAsBoolean, Boolean::booleanValue);
   }
 
   /**

@@ -2,22 +2,14 @@ package dev.lifecycle.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lifecycle.process.Capabilities;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
-import dev.lifecycle.process.ProcessTable;
-import dev.lifecycle.process.Signal;
-import dev.lifecycle.process.SignalResult;
-import dev.lifecycle.process.SpawnOptions;
-import dev.lifecycle.process.SupervisedProcess;
+import dev.lifecycle.testing.ForwardingPlatform;
 import dev.lifecycle.time.Limit;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -101,32 +93,9 @@ class JobFileOwnerTest {
   }
 
   /** The real platform, except that identities cannot be read and probes answer EPERM. */
-  private static final class Hidepid implements ProcessPlatform {
-    private final ProcessPlatform real;
-
+  private static final class Hidepid extends ForwardingPlatform {
     Hidepid(ProcessPlatform real) {
-      this.real = real;
-    }
-
-    @Override
-    public Capabilities capabilities() {
-      return real.capabilities();
-    }
-
-    @Override
-    public SupervisedProcess spawn(ProcessBuilder builder, SpawnOptions options)
-        throws IOException {
-      return real.spawn(builder, options);
-    }
-
-    @Override
-    public ProcessIdentity self() {
-      return real.self();
-    }
-
-    @Override
-    public long selfProcessGroup() {
-      return real.selfProcessGroup();
+      super(real);
     }
 
     @Override
@@ -141,28 +110,8 @@ class JobFileOwnerTest {
     }
 
     @Override
-    public SignalResult signal(ProcessIdentity identity, Signal signal) {
-      return real.signal(identity, signal);
-    }
-
-    @Override
-    public SignalResult signalGroup(long pgid, Signal signal) {
-      return real.signalGroup(pgid, signal);
-    }
-
-    @Override
-    public ProcessTable snapshot() {
-      return real.snapshot();
-    }
-
-    @Override
-    public Set<Long> findByEnvironment(String name, String value) {
-      return real.findByEnvironment(name, value);
-    }
-
-    @Override
-    public Optional<List<String>> commandLine(long pid) {
-      return real.commandLine(pid);
+    public Liveness probe(ProcessIdentity identity) {
+      return probe(identity.pid()); // hidden: no identity to compare with
     }
   }
 }

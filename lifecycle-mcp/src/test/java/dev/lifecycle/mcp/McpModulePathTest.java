@@ -7,6 +7,7 @@ import dev.lifecycle.posix.PosixPlatformProvider;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.testing.Await;
 import dev.lifecycle.testing.Jdks;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import java.io.File;
@@ -247,8 +248,8 @@ class McpModulePathTest {
         .hasSizeGreaterThanOrEqualTo(3);
     List<ProcessIdentity> sidecar = run.identities("sidecar");
     assertThat(sidecar).as(run.toString()).hasSize(1);
-    awaitGone(server);
-    awaitGone(sidecar); // the demo JVM's tether ends with it
+    Await.allGone(GONE_BOUND, server);
+    Await.allGone(GONE_BOUND, sidecar); // the demo JVM's tether ends with it
     assertThat(Tagged.awaitNone(tag, GONE_BOUND)).as("anything carrying the tag").isEmpty();
   }
 
@@ -281,33 +282,6 @@ class McpModulePathTest {
     int rc = javac.run(null, null, null, args.toArray(String[]::new));
     assertThat(rc).as("javac exit code for " + moduleInfoFrom).isZero();
     return work.resolve(moduleInfoFrom + "-classes");
-  }
-
-  /** Polls until every identity is gone: no such process, a zombie, or its pid reused. */
-  private static void awaitGone(List<ProcessIdentity> identities) throws InterruptedException {
-    long deadline = System.nanoTime() + GONE_BOUND.toNanos();
-    long pause = 10;
-    List<ProcessIdentity> alive = alive(identities);
-    while (!alive.isEmpty() && System.nanoTime() < deadline) {
-      Thread.sleep(pause);
-      pause = Math.min(pause * 2, 200);
-      alive = alive(identities);
-    }
-    assertThat(alive).as("still alive " + GONE_BOUND + " after the demo JVM exited").isEmpty();
-  }
-
-  private static List<ProcessIdentity> alive(List<ProcessIdentity> identities) {
-    return identities.stream()
-        .filter(
-            id ->
-                ProcFs.stat(id.pid())
-                    .filter(row -> !row.state().hasExited())
-                    .filter(
-                        row ->
-                            id.match(row.identity(ProcFs.bootId()))
-                                != ProcessIdentity.Match.DIFFERENT)
-                    .isPresent())
-        .toList();
   }
 
   /** One run of the demo JVM, bounded; the JVM is killed if it overruns. */

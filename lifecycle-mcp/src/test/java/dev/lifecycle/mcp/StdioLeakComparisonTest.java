@@ -9,6 +9,7 @@ import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.testing.Await;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import dev.lifecycle.tether.Tether;
 import io.modelcontextprotocol.client.McpClient;
@@ -427,16 +428,14 @@ class StdioLeakComparisonTest {
     }
   }
 
-  private static void awaitGone(long pid, Duration bound) throws InterruptedException {
+  private static void awaitGone(long pid, Duration bound) {
     if (pid <= 0) {
       return;
     }
-    long deadline = System.nanoTime() + bound.toNanos();
-    while (ProcFs.stat(pid).filter(p -> !p.state().hasExited()).isPresent()
-        && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-    }
-    assertThat(ProcFs.stat(pid).filter(p -> !p.state().hasExited())).isEmpty();
+    Await.until(
+        bound,
+        "pid " + pid + " gone",
+        () -> ProcFs.stat(pid).filter(p -> !p.state().hasExited()).isEmpty());
   }
 
   private static long millisSince(long start) {

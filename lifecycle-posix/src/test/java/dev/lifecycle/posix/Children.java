@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
+import dev.lifecycle.testing.Await;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -70,15 +72,8 @@ final class Children implements AutoCloseable {
     return new String(in.readAllBytes(), StandardCharsets.UTF_8);
   }
 
-  /** Polls {@code condition} every 10 ms until it holds or {@code millis} have passed. */
+  /** Polls {@code condition} until it holds or {@code millis} have passed. */
   static boolean eventually(long millis, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        return false;
-      }
-      Thread.sleep(10);
-    }
-    return true;
+    return Await.within(Duration.ofMillis(millis), condition);
   }
 }

@@ -13,12 +13,14 @@ import dev.lifecycle.process.SignalResult;
 import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
 import dev.lifecycle.process.UnsafeSignalException;
+import dev.lifecycle.testing.Await;
 import dev.lifecycle.testing.Requirement;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -141,11 +143,9 @@ class ProbeTest {
     SupervisedProcess child = children.spawn(new ProcessBuilder("sleep", "30"), options);
     // posix_spawn returns once the kernel has switched the child to the new image, a moment
     // before execve has laid out its arguments and environment: poll (bounded) for them.
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (!PLATFORM.commandLine(child.pid()).equals(Optional.of(List.of("sleep", "30")))
-        && System.nanoTime() < deadline) {
-      Thread.sleep(1);
-    }
+    Await.within(
+        Duration.ofSeconds(5),
+        () -> PLATFORM.commandLine(child.pid()).equals(Optional.of(List.of("sleep", "30"))));
     assertThat(PLATFORM.commandLine(child.pid())).contains(List.of("sleep", "30"));
     assertThat(PLATFORM.findByEnvironment(SpawnOptions.COOKIE_VARIABLE, options.treeCookie()))
         .containsExactly(child.pid());

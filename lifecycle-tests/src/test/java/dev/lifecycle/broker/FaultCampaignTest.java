@@ -8,6 +8,7 @@ import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.SignalResult;
 import dev.lifecycle.record.ReadResult;
 import dev.lifecycle.record.RecordStore;
+import dev.lifecycle.testing.Await;
 import java.io.IOException;
 import java.lang.ProcessBuilder.Redirect;
 import java.nio.charset.StandardCharsets;
@@ -197,10 +198,7 @@ class FaultCampaignTest {
         try (BrokerConnection c = client.connection()) {
           Brokers.send(c, "shutdown");
         }
-        long goneBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!OS.findByEnvironment(MARK, mark).isEmpty() && System.nanoTime() < goneBy) {
-          Thread.sleep(50);
-        }
+        Await.within(Duration.ofSeconds(20), () -> OS.findByEnvironment(MARK, mark).isEmpty());
       } finally {
         for (long pid : OS.findByEnvironment(MARK, mark)) {
           OS.identify(pid).ifPresent(id -> OS.signal(id, Signal.KILL));
@@ -253,7 +251,7 @@ class FaultCampaignTest {
           started.add(client(store, gate).start());
         }
         Files.createFile(gate);
-        Thread.sleep(delayMillis);
+        Thread.sleep(delayMillis); // the random moment of the fault: a window, not a wait
         kill(started, records);
         if (killed.startsWith("no ")) {
           return problems; // nothing was killed: not a fault trial (counted apart)
@@ -272,12 +270,8 @@ class FaultCampaignTest {
         }
         long servedBy = Long.parseLong(out.trim().split(" ")[1]);
         // Exactly one broker once a losing starter (if any) has refused and exited.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        List<Long> brokers = brokers();
-        while (brokers.size() > 1 && System.nanoTime() < deadline) {
-          Thread.sleep(50);
-          brokers = brokers();
-        }
+        List<Long> brokers =
+            Await.within(Duration.ofSeconds(15), this::brokers, b -> b.size() <= 1);
         if (brokers.size() != 1) {
           problems.add("brokers serving after 15 s: " + brokers);
         }
@@ -291,12 +285,7 @@ class FaultCampaignTest {
           problems.add("shutdown request failed: " + e);
         }
         // No orphaned tree: everything of this trial ends within the bound.
-        long goneBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        Set<Long> left = marked();
-        while (!left.isEmpty() && System.nanoTime() < goneBy) {
-          Thread.sleep(50);
-          left = marked();
-        }
+        Set<Long> left = Await.within(Duration.ofSeconds(20), this::marked, Set::isEmpty);
         if (!left.isEmpty()) {
           problems.add("orphaned after 20 s: " + describe(left));
         }
@@ -369,7 +358,7 @@ class FaultCampaignTest {
             return;
           }
         }
-        Thread.sleep(2);
+        Thread.sleep(2); // a fixed, tight pace: the kill must land the moment a target appears
       }
       killed = "no " + target + " to kill (none alive, or none appeared within 20 s)";
     }

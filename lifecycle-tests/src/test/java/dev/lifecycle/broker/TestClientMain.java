@@ -24,7 +24,7 @@ public final class TestClientMain {
       if (System.nanoTime() > deadline) {
         System.exit(2);
       }
-      Thread.sleep(2);
+      Thread.sleep(2); // a fixed, tight pace: every client must leave the gate at once
     }
     BrokerClient client =
         BrokerClient.builder()

@@ -2,6 +2,7 @@ package dev.lifecycle.cgroup;
 
 import dev.lifecycle.process.Containment;
 import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.testing.Await;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.TerminationReport;
 import dev.lifecycle.tree.TreeOptions;
@@ -36,19 +37,12 @@ public final class DelegatedTreeMain {
     // The settled tree: the leader and its three sleeps. On the way the count passes 4 with
     // short-lived helpers (the subshell, setsid -f's parent) and can drop back, so the count
     // printed is the one of the view that was judged settled.
-    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-    TreeView view = tree.view();
-    while (!settled(view) && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-      view = tree.view();
-    }
+    TreeView view = Await.within(Duration.ofSeconds(20), tree::view, DelegatedTreeMain::settled);
     System.out.println("MEMBERS " + view.all().size());
     TerminationReport report = tree.terminate();
     // The emptied cgroup is removed when its populated-0 notification arrives: poll, bounded.
-    long removal = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-    while (java.nio.file.Files.exists(tree.cgroup().orElseThrow()) && System.nanoTime() < removal) {
-      Thread.sleep(10);
-    }
+    Await.within(
+        Duration.ofSeconds(5), () -> !java.nio.file.Files.exists(tree.cgroup().orElseThrow()));
     System.out.println(
         "REPORT complete="
             + report.isComplete()

@@ -1,6 +1,7 @@
 package dev.lifecycle.cgroup;
 
 import dev.lifecycle.process.Containment;
+import dev.lifecycle.testing.Await;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.TerminationReport;
 import dev.lifecycle.tree.TreeOptions;
@@ -27,12 +28,8 @@ public final class ShutdownWatchMain {
         .addShutdownHook(
             new Thread(
                 () -> {
-                  long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-                  boolean stopped = !running(JDK_WATCH_THREAD);
-                  while (!stopped && System.nanoTime() < deadline) {
-                    pause();
-                    stopped = !running(JDK_WATCH_THREAD);
-                  }
+                  boolean stopped =
+                      Await.within(Duration.ofSeconds(10), () -> !running(JDK_WATCH_THREAD));
                   System.out.println("watch thread stopped: " + stopped);
                   TerminationReport report = tree.terminate(Duration.ZERO);
                   System.out.println(
@@ -51,13 +48,5 @@ public final class ShutdownWatchMain {
   private static boolean running(String name) {
     return Thread.getAllStackTraces().keySet().stream()
         .anyMatch(t -> t.getName().equals(name) && t.isAlive());
-  }
-
-  private static void pause() {
-    try {
-      Thread.sleep(5);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 }

@@ -1,6 +1,7 @@
 package dev.lifecycle.tether;
 
 import dev.lifecycle.process.Containment;
+import dev.lifecycle.testing.Await;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.TreeMember;
 import dev.lifecycle.tree.TreeOptions;
@@ -84,13 +85,8 @@ public final class TetheredSupervisorMain {
 
   /** Waits (bounded) until all {@code n} processes of the tree exist. */
   private static ProcessTree await(ProcessTree tree, int n) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (tree.view().all().size() < n) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("tree incomplete: " + tree.view());
-      }
-      Thread.sleep(10);
-    }
+    Await.until(
+        Duration.ofSeconds(10), "tree complete", tree::view, view -> view.all().size() >= n);
     System.err.println("tree " + tree.leaderIdentity().pid() + " ready");
     return tree;
   }

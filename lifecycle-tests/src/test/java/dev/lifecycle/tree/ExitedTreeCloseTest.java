@@ -12,6 +12,7 @@ import dev.lifecycle.process.ProcessTable;
 import dev.lifecycle.process.cgroup.Cgroup;
 import dev.lifecycle.process.cgroup.OwnedCgroups;
 import dev.lifecycle.testing.Await;
+import dev.lifecycle.testing.ForwardingPlatform;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import dev.lifecycle.tree.TerminationReport.Stage;
 import java.io.IOException;

@@ -3,10 +3,10 @@ package dev.lifecycle.tree;
 import dev.lifecycle.process.Containment;
 import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.testing.Await;
 import java.lang.ProcessBuilder.Redirect;
 import java.time.Duration;
 import java.util.List;
-import java.util.function.Supplier;
 
 /**
  * Runs as PID 1 of a fresh PID namespace (see {@link Pid1ReapingTest}): spawns a tree whose members
@@ -37,7 +37,8 @@ final class Pid1Main {
             TreeOptions.defaults());
     System.out.println("TIER " + tree.tier());
     List<ProcessInfo> adopted =
-        await(
+        Await.within(
+            Duration.ofSeconds(10),
             () ->
                 platform.snapshot().all().stream()
                     .filter(p -> p.ppid() == self && p.pid() != jdkChild.pid())
@@ -49,7 +50,8 @@ final class Pid1Main {
     System.out.println("COMPLETE " + report.isComplete());
     System.out.println("NONE-SEEN " + report.noSurvivorSeen());
     List<ProcessInfo> zombies =
-        await(
+        Await.within(
+            Duration.ofSeconds(10),
             () ->
                 platform.snapshot().all().stream()
                     .filter(p -> p.hasExited() && p.pid() != jdkChild.pid())
@@ -76,17 +78,5 @@ final class Pid1Main {
       blind.destroyForcibly();
       System.out.println("BLIND-EXIT " + blind.waitFor());
     }
-  }
-
-  /** Polls {@code probe} until {@code done} holds or 10 s pass; returns the last value. */
-  private static <T> T await(Supplier<T> probe, java.util.function.Predicate<T> done)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    T value = probe.get();
-    while (!done.test(value) && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-      value = probe.get();
-    }
-    return value;
   }
 }

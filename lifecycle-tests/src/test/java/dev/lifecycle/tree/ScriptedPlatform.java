@@ -7,6 +7,7 @@ import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.SignalResult;
 import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
+import dev.lifecycle.testing.ForwardingPlatform;
 import java.io.IOException;
 import java.util.List;
 import java.util.Set;

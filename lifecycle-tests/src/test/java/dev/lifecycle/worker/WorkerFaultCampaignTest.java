@@ -64,7 +64,7 @@ class WorkerFaultCampaignTest {
                   .redirectOutput(Redirect.DISCARD)
                   .redirectError(Redirect.DISCARD));
       try {
-        Thread.sleep(delay);
+        Thread.sleep(delay); // the random moment of the fault: a window, not a wait
         ProcessIdentity leader = worker.leaderIdentity();
         OS.signal(leader, Signal.KILL);
         worker.leader().waitFor(10, TimeUnit.SECONDS);

@@ -13,12 +13,14 @@ import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
 import dev.lifecycle.process.UnsafeSignalException;
 import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.testing.Await;
 import dev.lifecycle.testing.Requirement;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -64,12 +66,12 @@ class JdkPlatformTest {
     SupervisedProcess child = spawn(SpawnOptions.defaults(), "sleep", "30");
     // The fallback's documented window: until setsid(1) has called setsid(), the child is still
     // in our session. Poll (bounded) for the moment it leads its own.
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    ProcessInfo row = ProcFs.stat(child.pid()).orElseThrow();
-    while (row.sid() != child.pid() && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-      row = ProcFs.stat(child.pid()).orElseThrow();
-    }
+    ProcessInfo row =
+        Await.until(
+            Duration.ofSeconds(10),
+            "child leads its own session",
+            () -> ProcFs.stat(child.pid()).orElseThrow(),
+            r -> r.sid() == child.pid());
     assertThat(row.sid()).isEqualTo(child.pid());
     assertThat(row.pgid()).isEqualTo(child.pid());
     assertThat(child.processGroupId()).isEqualTo(child.pid());

@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessInfo;
+import dev.lifecycle.testing.Await;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -71,11 +73,10 @@ class ProcLivenessTest {
                       new InputStreamReader(parent.getInputStream(), StandardCharsets.UTF_8))
                   .readLine()
                   .trim());
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-      while (!ProcFs.stat(zombie).map(ProcessInfo::hasExited).orElse(true)
-          && System.nanoTime() < deadline) {
-        Thread.sleep(5);
-      }
+      Await.until(
+          Duration.ofSeconds(5),
+          "background sleep exited",
+          () -> ProcFs.stat(zombie).map(ProcessInfo::hasExited).orElse(true));
       assertThat(ProcFs.stat(zombie).map(ProcessInfo::hasExited)).contains(true);
       assertThat(ProcLiveness.probe(zombie)).isEqualTo(Liveness.GONE);
       assertThat(ProcLiveness.probe(ProcessIdentity.ofPid(zombie))).isEqualTo(Liveness.GONE);

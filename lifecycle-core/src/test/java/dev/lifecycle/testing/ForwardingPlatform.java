@@ -1,4 +1,4 @@
-package dev.lifecycle.tree;
+package dev.lifecycle.testing;
 
 import dev.lifecycle.process.Capabilities;
 import dev.lifecycle.process.Liveness;
@@ -17,12 +17,15 @@ import java.util.Set;
 /**
  * A real platform passed through, for tests that change or count one of its calls: every call the
  * platform must implement (and {@code reapAdopted}) goes to {@code real}; the interface's other
- * default methods stay defaults, so they reach the overridden calls.
+ * default methods stay defaults, so they reach the overridden calls. Shared by every module's tests
+ * through lifecycle-core's test jar.
  */
-abstract class ForwardingPlatform implements ProcessPlatform {
+public abstract class ForwardingPlatform implements ProcessPlatform {
+  /** The platform every call goes to unless a subclass overrides it. */
   protected final ProcessPlatform real;
 
-  ForwardingPlatform(ProcessPlatform real) {
+  /** Forwards to {@code real}. */
+  protected ForwardingPlatform(ProcessPlatform real) {
     this.real = real;
   }
 

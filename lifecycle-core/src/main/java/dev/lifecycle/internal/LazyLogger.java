@@ -5,6 +5,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * An slf4j logger created on its first message, so a path that logs nothing never starts slf4j.
+ * Thread-safe.
  *
  * <p>slf4j's first {@link LoggerFactory#getLogger} looks up its provider, which scans the class
  * path: too slow for a short-lived client that only reads or spawns. Lifecycle's client path

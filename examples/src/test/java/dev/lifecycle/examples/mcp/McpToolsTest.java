@@ -2,9 +2,8 @@ package dev.lifecycle.examples.mcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lifecycle.testing.Requirement;
+import dev.lifecycle.examples.InstalledMcpServers;
 import dev.lifecycle.testkit.NoProcessLeaks;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,11 +20,9 @@ import org.junit.jupiter.api.Timeout;
 @NoProcessLeaks
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class McpToolsTest {
-  private static final Path SERVERS = Path.of("..", "lifecycle-mcp", "target", "mcp-servers");
-
   @Test
   void listsTheToolsOfARealServerAndExits() throws Exception {
-    requireServers();
+    List<String> server = InstalledMcpServers.everything();
     Path out = Files.createTempFile("mcp-tools-", ".out");
     Path err = Files.createTempFile("mcp-tools-", ".err");
     try {
@@ -35,13 +32,7 @@ class McpToolsTest {
       command.add("-cp");
       command.add(System.getProperty("java.class.path"));
       command.add(McpTools.class.getName());
-      command.addAll(
-          List.of(
-              "npx",
-              "--prefix",
-              SERVERS.toAbsolutePath().normalize().toString(),
-              "--no-install",
-              "mcp-server-everything"));
+      command.addAll(server);
       Process cli =
           new ProcessBuilder(command)
               .redirectOutput(out.toFile())
@@ -67,18 +58,5 @@ class McpToolsTest {
   @Test
   void withoutACommandItPrintsUsage() {
     assertThat(McpTools.run(List.of())).isEqualTo(McpTools.USAGE);
-  }
-
-  private static void requireServers() throws IOException {
-    Requirement.program("node");
-    Requirement.program("npx");
-    if (Files.isExecutable(SERVERS.resolve("node_modules/.bin/mcp-server-everything"))) {
-      return;
-    }
-    String why =
-        "no server-everything under "
-            + SERVERS.toAbsolutePath().normalize()
-            + " (lifecycle-mcp's tests install it: run the reactor build)";
-    Requirement.unmet(why);
   }
 }

@@ -2,11 +2,11 @@ package dev.lifecycle.examples.quickstart;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lifecycle.examples.InstalledMcpServers;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.record.ReadResult;
 import dev.lifecycle.record.RecordStore;
 import dev.lifecycle.testing.Await;
-import dev.lifecycle.testing.Requirement;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -28,27 +28,15 @@ import org.junit.jupiter.api.io.TempDir;
 @NoProcessLeaks
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class QuickStartsTest {
-  private static final Path SERVERS = Path.of("..", "lifecycle-mcp", "target", "mcp-servers");
-
   @TempDir Path dir;
 
   @Test
   void theMcpClientListsARealServersToolsAndExits() throws Exception {
-    Path bin = SERVERS.resolve("node_modules/.bin/mcp-server-everything");
-    Requirement.require(
-        Files.isExecutable(bin),
-        "no server-everything under "
-            + SERVERS.toAbsolutePath().normalize()
-            + " (lifecycle-mcp's tests install it: run the reactor build)");
     Run run =
         run(
             McpQuickStart.class,
             Map.of(),
-            "npx",
-            "--prefix",
-            SERVERS.toAbsolutePath().normalize().toString(),
-            "--no-install",
-            "mcp-server-everything");
+            InstalledMcpServers.everything().toArray(String[]::new));
     assertThat(run.exit).as("stderr: %s", run.stderr).isZero();
     assertThat(run.stdout.lines()).as("the tools of server-everything").contains("echo");
   }

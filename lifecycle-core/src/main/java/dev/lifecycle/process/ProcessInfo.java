@@ -5,8 +5,8 @@ import java.util.Objects;
 
 /**
  * One row of a {@link ProcessTable}: what the kernel said about a process at snapshot time. Fields
- * a platform cannot read are {@code -1} (ids) or {@link Duration#ZERO} (CPU time). Immutable and
- * thread-safe.
+ * a platform cannot read are {@code -1} (ids, resident memory) or {@link Duration#ZERO} (CPU time).
+ * Immutable and thread-safe.
  *
  * @param pid the process id
  * @param ppid the parent's pid
@@ -16,6 +16,7 @@ import java.util.Objects;
  * @param state the scheduler state
  * @param cpuTime user plus system CPU time consumed so far
  * @param command the short command name (Linux {@code comm}), possibly truncated by the kernel
+ * @param residentBytes resident memory (RSS) in bytes, {@code -1} when the platform cannot read it
  */
 public record ProcessInfo(
     long pid,
@@ -25,7 +26,8 @@ public record ProcessInfo(
     long startTime,
     ProcessState state,
     Duration cpuTime,
-    String command) {
+    String command,
+    long residentBytes) {
 
   /**
    * Checks the components.
@@ -38,6 +40,7 @@ public record ProcessInfo(
    * @param state the scheduler state
    * @param cpuTime user plus system CPU time consumed so far
    * @param command the short command name (Linux {@code comm}), possibly truncated by the kernel
+   * @param residentBytes resident memory (RSS) in bytes, {@code -1} when unknown
    * @throws NullPointerException if {@code state}, {@code cpuTime} or {@code command} is {@code
    *     null}
    */
@@ -45,6 +48,36 @@ public record ProcessInfo(
     Objects.requireNonNull(state, "state");
     Objects.requireNonNull(cpuTime, "cpuTime");
     Objects.requireNonNull(command, "command");
+    if (residentBytes < -1) {
+      throw new IllegalArgumentException(
+          "residentBytes must be -1 (unknown) or more: " + residentBytes);
+    }
+  }
+
+  /**
+   * A row whose resident memory is unknown ({@code -1}).
+   *
+   * @param pid the process id
+   * @param ppid the parent's pid
+   * @param pgid the process group id
+   * @param sid the session id
+   * @param startTime the start time in platform units (see {@link ProcessIdentity#startTime()})
+   * @param state the scheduler state
+   * @param cpuTime user plus system CPU time consumed so far
+   * @param command the short command name (Linux {@code comm}), possibly truncated by the kernel
+   * @throws NullPointerException if {@code state}, {@code cpuTime} or {@code command} is {@code
+   *     null}
+   */
+  public ProcessInfo(
+      long pid,
+      long ppid,
+      long pgid,
+      long sid,
+      long startTime,
+      ProcessState state,
+      Duration cpuTime,
+      String command) {
+    this(pid, ppid, pgid, sid, startTime, state, cpuTime, command, -1);
   }
 
   /**

@@ -420,7 +420,7 @@ public final class ProcFs {
     }
     String command = new String(text, open + 1, close - open - 1, StandardCharsets.UTF_8);
     // Fields after the command: 3 state, 4 ppid, 5 pgrp, 6 session, 14 utime, 15 stime,
-    // 22 starttime (1-based numbering of proc(5)).
+    // 22 starttime, 24 rss in pages (1-based numbering of proc(5)).
     char state = (char) text[close + 2];
     long ppid = 0;
     long pgid = 0;
@@ -428,11 +428,15 @@ public final class ProcFs {
     long utime = 0;
     long stime = 0;
     long start = -1;
+    long rssPages = -1;
     int field = 3;
     int i = close + 3;
-    while (i < length && field < 22) {
+    while (i < length && field < 24) {
       while (i < length && text[i] == ' ') {
         i++;
+      }
+      if (i >= length || text[i] == '\n') {
+        break; // the line ended: fields past it are unknown, not zero
       }
       field++;
       long value = 0;
@@ -456,6 +460,7 @@ public final class ProcFs {
         case 14 -> utime = value;
         case 15 -> stime = value;
         case 22 -> start = value;
+        case 24 -> rssPages = value;
         default -> {}
       }
     }
@@ -463,7 +468,37 @@ public final class ProcFs {
       return null;
     }
     Duration cpu = Duration.ofMillis((utime + stime) * (1000 / TICKS_PER_SECOND));
-    return new ProcessInfo(pid, ppid, pgid, sid, start, ProcessState.fromCode(state), cpu, command);
+    long resident = rssPages < 0 ? -1 : rssPages * PageSize.BYTES;
+    return new ProcessInfo(
+        pid, ppid, pgid, sid, start, ProcessState.fromCode(state), cpu, command, resident);
+  }
+
+  /** The kernel's page size, from the auxiliary vector ({@code AT_PAGESZ}); 4096 if unreadable. */
+  static final class PageSize {
+    static final long BYTES = read(PROC.resolve("self/auxv"));
+
+    private PageSize() {}
+
+    static long read(Path auxv) {
+      try {
+        java.nio.ByteBuffer vector =
+            java.nio.ByteBuffer.wrap(Files.readAllBytes(auxv))
+                .order(java.nio.ByteOrder.nativeOrder());
+        while (vector.remaining() >= 16) {
+          long type = vector.getLong();
+          long value = vector.getLong();
+          if (type == 6 && value > 0) { // AT_PAGESZ
+            return value;
+          }
+          if (type == 0) { // AT_NULL ends the vector
+            break;
+          }
+        }
+      } catch (IOException | SecurityException e) {
+        // fall through to the common size
+      }
+      return 4096;
+    }
   }
 
   private static ProcessInfo readStat(long pid, byte[] buffer) {

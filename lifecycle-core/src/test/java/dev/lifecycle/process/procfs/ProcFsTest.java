@@ -47,6 +47,37 @@ class ProcFsTest {
     assertThat(info.sid()).isEqualTo(7);
     assertThat(info.cpuTime()).isEqualTo(Duration.ofMillis(4000));
     assertThat(info.startTime()).isEqualTo(987654);
+    assertThat(info.residentBytes()).isEqualTo(0);
+  }
+
+  @Test
+  void residentMemoryIsPagesTimesThePageSizeAndUnknownWhenTheFieldIsMissing() throws Exception {
+    String line = "77 (x) S 5 6 7 0 -1 4194560 1 0 0 0 250 150 0 0 20 0 1 0 987654 1000 321 0\n";
+    assertThat(parse(line).residentBytes()).isEqualTo(321 * ProcFs.PageSize.BYTES);
+    assertThat(parse("77 (x) S 5 6 7 0 -1 4194560 1 0 0 0 250 150 0 0 20 0 1 0 987654\n"))
+        .extracting(ProcessInfo::residentBytes)
+        .isEqualTo(-1L);
+    Process getconf = new ProcessBuilder("getconf", "PAGESIZE").start();
+    String pageSize = new String(getconf.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(getconf.waitFor(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(ProcFs.PageSize.BYTES).isEqualTo(Long.parseLong(pageSize.trim()));
+    assertThat(ProcFs.PageSize.read(Path.of("/nonexistent/auxv"))).isEqualTo(4096);
+  }
+
+  @Test
+  void residentMemoryOfThisJvmMatchesItsStatus() throws Exception {
+    long vmRssBytes =
+        Files.readAllLines(Path.of("/proc/self/status")).stream()
+                .filter(l -> l.startsWith("VmRSS:"))
+                .map(l -> Long.parseLong(l.replaceAll("[^0-9]", "")))
+                .findFirst()
+                .orElseThrow()
+            * 1024;
+    long resident = ProcFs.stat(SELF).orElseThrow().residentBytes();
+    // Both are the same kernel counter read moments apart: a JVM's RSS moves by a few MiB at most.
+    assertThat(resident)
+        .isPositive()
+        .isCloseTo(vmRssBytes, org.assertj.core.data.Offset.offset(64L << 20));
   }
 
   @Test

@@ -35,10 +35,13 @@ import org.junit.jupiter.api.Timeout;
 /**
  * SIGKILL at random phases of a cold start, seeded and bounded ({@code -Pfaults}; figures in
  * docs/RELIABILITY.md). Each trial: K clients released at once against an empty store, one SIGKILL
- * after a random delay to a client, the broker, a backend process or the tether; then the next
- * client must be served, exactly one broker may remain, the record must name it, and after its
- * shutdown nothing carrying the trial's marker may survive and no file but the two lock files may
- * remain. Only processes carrying this trial's marker are ever signalled, by identity.
+ * to a client, the broker, a backend process or the tether, either after a random delay or the
+ * moment a chosen phase boundary is seen (the broker appears, the backend appears, the record is
+ * published, the first client is served, the shutdown was asked for); then the next client must be
+ * served, exactly one broker may remain, the record must name it, and after its shutdown nothing
+ * carrying the trial's marker may survive and no file but the two lock files may remain. {@code
+ * -Dfaults.load=N} keeps N busy loops running for the whole campaign (a busy machine). Only
+ * processes carrying this trial's marker (or the load's) are ever signalled, by identity.
  */
 @Tag("faults")
 class FaultCampaignTest {
@@ -51,6 +54,26 @@ class FaultCampaignTest {
     BROKER,
     BACKEND,
     TETHER
+  }
+
+  /** When the kill is sent: after a random delay, or the moment a phase boundary is seen. */
+  enum Anchor {
+    RANDOM_DELAY,
+    BROKER_APPEARS,
+    BACKEND_APPEARS,
+    RECORD_PUBLISHED,
+    FIRST_SERVED,
+    SHUTDOWN_ASKED;
+
+    /** The boundaries at which the target can exist (a client is gone once shutdown is asked). */
+    static List<Anchor> forTarget(Target target) {
+      return switch (target) {
+        case CLIENT -> List.of(RANDOM_DELAY, BROKER_APPEARS, BACKEND_APPEARS, RECORD_PUBLISHED);
+        case BROKER, TETHER -> List.of(values());
+        case BACKEND ->
+            List.of(RANDOM_DELAY, BACKEND_APPEARS, RECORD_PUBLISHED, FIRST_SERVED, SHUTDOWN_ASKED);
+      };
+    }
   }
 
   private static final List<String> BROKER_OPTIONS =
@@ -74,32 +97,44 @@ class FaultCampaignTest {
     Map<String, Integer> phases = new TreeMap<>();
     List<String> failures = new ArrayList<>();
     int trials = 0;
-    for (int next = 0; trials < maxTrials; trials++) {
-      List<Target> short_ =
-          targets.stream().filter(target -> perTarget.get(target)[0] < perTargetGoal).toList();
-      if (short_.isEmpty()) {
-        break;
+    List<ProcessIdentity> load = startLoad(Integer.getInteger("faults.load", 0));
+    try {
+      for (int next = 0; trials < maxTrials; trials++) {
+        List<Target> short_ =
+            targets.stream().filter(target -> perTarget.get(target)[0] < perTargetGoal).toList();
+        if (short_.isEmpty()) {
+          break;
+        }
+        Target target = short_.get(next++ % short_.size());
+        int trial = trials;
+        int clients = 2 + random.nextInt(4); // K = 2-5
+        long delayMillis = random.nextInt(2500);
+        // Half the trials at a random moment, half at a phase boundary the target can live through.
+        List<Anchor> anchors = Anchor.forTarget(target);
+        Anchor anchor =
+            random.nextBoolean()
+                ? Anchor.RANDOM_DELAY
+                : anchors.get(1 + random.nextInt(anchors.size() - 1));
+        Trial t = new Trial(trial, target, clients, delayMillis, anchor);
+        List<String> problems = t.run();
+        if (t.killed.startsWith("no ")) {
+          phases.merge("no-kill:" + target, 1, Integer::sum);
+          System.out.println("trial " + trial + " " + t + " -> no kill");
+          continue;
+        }
+        perTarget.get(target)[0]++;
+        phases.merge(target + "@" + t.phase, 1, Integer::sum);
+        phases.merge(target + "#" + anchor, 1, Integer::sum);
+        if (!problems.isEmpty()) {
+          perTarget.get(target)[1]++;
+          failures.add("trial " + trial + " " + t + ": " + problems);
+        }
+        System.out.println(
+            "trial " + trial + " " + t + " -> " + (problems.isEmpty() ? "ok" : problems));
+        report("cold-start", summary(seed, trial + 1, perTarget, phases, failures));
       }
-      Target target = short_.get(next++ % short_.size());
-      int trial = trials;
-      int clients = 2 + random.nextInt(4); // K = 2-5
-      long delayMillis = random.nextInt(2500);
-      Trial t = new Trial(trial, target, clients, delayMillis);
-      List<String> problems = t.run();
-      if (t.killed.startsWith("no ")) {
-        phases.merge("no-kill:" + target, 1, Integer::sum);
-        System.out.println("trial " + trial + " " + t + " -> no kill");
-        continue;
-      }
-      perTarget.get(target)[0]++;
-      phases.merge(target + "@" + t.phase, 1, Integer::sum);
-      if (!problems.isEmpty()) {
-        perTarget.get(target)[1]++;
-        failures.add("trial " + trial + " " + t + ": " + problems);
-      }
-      System.out.println(
-          "trial " + trial + " " + t + " -> " + (problems.isEmpty() ? "ok" : problems));
-      report("cold-start", summary(seed, trial + 1, perTarget, phases, failures));
+    } finally {
+      load.forEach(busy -> OS.signal(busy, Signal.KILL));
     }
     for (Target target : targets) {
       assertThat(perTarget.get(target)[0])
@@ -108,6 +143,20 @@ class FaultCampaignTest {
     }
     String summary = summary(seed, trials, perTarget, phases, failures);
     assertThat(failures).as(summary).isEmpty();
+  }
+
+  /** N busy loops, one per process, for a busy machine; the caller ends them by identity. */
+  private static List<ProcessIdentity> startLoad(int loops) throws IOException {
+    List<ProcessIdentity> started = new ArrayList<>();
+    for (int i = 0; i < loops; i++) {
+      Process busy =
+          new ProcessBuilder("sh", "-c", "while :; do :; done")
+              .redirectOutput(Redirect.DISCARD)
+              .redirectError(Redirect.DISCARD)
+              .start();
+      started.add(OS.identify(busy.pid()).orElseThrow());
+    }
+    return started;
   }
 
   /** The targets named in a comma-separated list, or all of them for an empty one. */
@@ -228,15 +277,17 @@ class FaultCampaignTest {
     final Target target;
     final int clients;
     final long delayMillis;
+    final Anchor anchor;
     final String mark = UUID.randomUUID().toString();
     String phase = "?";
     String killed = "nothing";
 
-    Trial(int index, Target target, int clients, long delayMillis) {
+    Trial(int index, Target target, int clients, long delayMillis, Anchor anchor) {
       this.index = index;
       this.target = target;
       this.clients = clients;
       this.delayMillis = delayMillis;
+      this.anchor = anchor;
     }
 
     List<String> run() throws Exception {
@@ -251,7 +302,15 @@ class FaultCampaignTest {
           started.add(client(store, gate).start());
         }
         Files.createFile(gate);
-        Thread.sleep(delayMillis); // the random moment of the fault: a window, not a wait
+        if (anchor == Anchor.SHUTDOWN_ASKED) {
+          return shutdownThenKill(store, gate, started, records, problems);
+        }
+        if (anchor == Anchor.RANDOM_DELAY) {
+          Thread.sleep(delayMillis); // the random moment of the fault: a window, not a wait
+        } else if (!awaitBoundary(started, records)) {
+          killed = "no " + target + " to kill (boundary " + anchor + " not seen within 30 s)";
+          return problems;
+        }
         kill(started, records);
         if (killed.startsWith("no ")) {
           return problems; // nothing was killed: not a fault trial (counted apart)
@@ -305,6 +364,83 @@ class FaultCampaignTest {
       }
     }
 
+    /** Polls (tightly: a boundary passes in milliseconds) until this trial's anchor is reached. */
+    private boolean awaitBoundary(List<Process> clientProcesses, RecordStore records)
+        throws InterruptedException {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (System.nanoTime() < deadline) {
+        boolean reached =
+            switch (anchor) {
+              case BROKER_APPEARS -> !brokers().isEmpty();
+              case BACKEND_APPEARS -> !withCommand("sleep 30").isEmpty();
+              case RECORD_PUBLISHED -> Files.exists(records.recordFile(NAME));
+              case FIRST_SERVED ->
+                  clientProcesses.stream().anyMatch(p -> !p.isAlive() && p.exitValue() == 0);
+              case RANDOM_DELAY, SHUTDOWN_ASKED -> true;
+            };
+        if (reached) {
+          return true;
+        }
+        Thread.sleep(1);
+      }
+      return false;
+    }
+
+    /**
+     * The STOPPING boundary: every client served, the shutdown asked for, and the target killed the
+     * moment the request is sent; then nothing of the trial may remain, and a fresh client must be
+     * served by a fresh broker (then shut down too).
+     */
+    private List<String> shutdownThenKill(
+        Path store, Path gate, List<Process> started, RecordStore records, List<String> problems)
+        throws Exception {
+      for (Process p : started) {
+        if (!p.waitFor(90, TimeUnit.SECONDS)) {
+          problems.add("a client did not exit within 90 s");
+        }
+      }
+      ReadResult seen = records.look(NAME);
+      if (!seen.isValid()) {
+        killed = "no " + target + " to kill (no record to shut down: " + seen + ")";
+        return problems;
+      }
+      phase = "shutdown-asked";
+      try (BrokerConnection c = BrokerConnection.open(seen.record().orElseThrow().endpoint())) {
+        Brokers.send(c, "shutdown"); // no reply awaited: the kill races the shutdown
+        kill(List.of(), records);
+      } catch (IOException | RuntimeException e) {
+        problems.add("shutdown request failed: " + e);
+      }
+      if (killed.startsWith("no ")) {
+        return problems;
+      }
+      Set<Long> left = Await.within(Duration.ofSeconds(20), this::marked, Set::isEmpty);
+      if (!left.isEmpty()) {
+        problems.add("orphaned after 20 s: " + describe(left));
+      }
+      Process next = client(store, gate).start();
+      String out = new String(next.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!next.waitFor(90, TimeUnit.SECONDS) || !out.startsWith("SERVED ")) {
+        problems.add("next client not served: " + out.trim() + " exit " + exitOf(next));
+        return problems;
+      }
+      ReadResult fresh = records.look(NAME);
+      try (BrokerConnection c = BrokerConnection.open(fresh.record().orElseThrow().endpoint())) {
+        Brokers.send(c, "shutdown");
+      } catch (IOException | RuntimeException e) {
+        problems.add("second shutdown request failed: " + e);
+      }
+      left = Await.within(Duration.ofSeconds(20), this::marked, Set::isEmpty);
+      if (!left.isEmpty()) {
+        problems.add("orphaned after the second shutdown: " + describe(left));
+      }
+      List<String> litter = litter(store);
+      if (!litter.isEmpty()) {
+        problems.add("litter: " + litter);
+      }
+      return problems;
+    }
+
     private ProcessBuilder client(Path store, Path gate) {
       List<String> command = new ArrayList<>();
       command.add(Brokers.java());
@@ -337,7 +473,9 @@ class FaultCampaignTest {
      * kills it the moment it appears (that is how the early phases of a cold start are hit).
      */
     private void kill(List<Process> clientProcesses, RecordStore records) throws Exception {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      // Once a shutdown is asked for, the targets leave within their grace: a short window.
+      long window = anchor == Anchor.SHUTDOWN_ASKED ? 2 : 20;
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(window);
       while (System.nanoTime() < deadline) {
         List<Long> candidates =
             switch (target) {
@@ -360,7 +498,7 @@ class FaultCampaignTest {
         }
         Thread.sleep(2); // a fixed, tight pace: the kill must land the moment a target appears
       }
-      killed = "no " + target + " to kill (none alive, or none appeared within 20 s)";
+      killed = "no " + target + " to kill (none alive, or none appeared within " + window + " s)";
     }
 
     /** Live clients, the one that spawned a broker (its parent, the start-lock holder) first. */
@@ -435,9 +573,9 @@ class FaultCampaignTest {
           + target
           + ", K="
           + clients
-          + ", +"
-          + delayMillis
-          + " ms, "
+          + ", "
+          + (anchor == Anchor.RANDOM_DELAY ? "+" + delayMillis + " ms" : "at " + anchor)
+          + ", "
           + phase
           + ", killed "
           + killed

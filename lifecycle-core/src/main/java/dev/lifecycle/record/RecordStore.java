@@ -2,35 +2,24 @@ package dev.lifecycle.record;
 
 import static java.nio.file.LinkOption.NOFOLLOW_LINKS;
 import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
-import static java.nio.file.StandardOpenOption.READ;
 
 import dev.lifecycle.internal.Ascii;
 import dev.lifecycle.internal.AtomicFile;
 import dev.lifecycle.internal.FileLocks;
 import dev.lifecycle.internal.LazyLogger;
-import dev.lifecycle.internal.Unguessable;
 import dev.lifecycle.probe.EndpointProbe;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.PosixFileAttributes;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -65,9 +54,6 @@ import java.util.function.Predicate;
 public final class RecordStore {
   private static final LazyLogger LOG = LazyLogger.of(RecordStore.class);
 
-  /** Records are a few hundred bytes; anything this large is not one. */
-  private static final int MAX_RECORD_BYTES = 64 * 1024;
-
   /** A publisher that replaces the record on every attempt is a bug, not a race to win. */
   private static final int MAX_ATTEMPTS = 3;
 
@@ -82,6 +68,7 @@ public final class RecordStore {
   private final ProcessPlatform platform;
   private final Duration probeTimeout;
   private final TestHooks hooks;
+  private final Litter litter;
 
   /** Seams that let tests pause a clearer after its read, and switch the lock off to prove it. */
   record TestHooks(Consumer<String> afterClearRead, boolean locking) {
@@ -99,6 +86,7 @@ public final class RecordStore {
     this.platform = platform;
     this.probeTimeout = probeTimeout;
     this.hooks = hooks;
+    this.litter = new Litter(directory, user, platform);
   }
 
   /**
@@ -225,7 +213,7 @@ public final class RecordStore {
                     }
                   }
                   rename.run();
-                  sweepLocked(name, record);
+                  litter.sweep(name, record);
                   return null;
                 }));
     return kept.get();
@@ -233,7 +221,7 @@ public final class RecordStore {
 
   private Optional<SessionRecord> servedByAnother(Path file, SessionRecord mine)
       throws IOException {
-    Snapshot seen = look(file);
+    RecordFile seen = RecordFile.read(file, user);
     if (seen == null) {
       return Optional.empty();
     }
@@ -268,21 +256,7 @@ public final class RecordStore {
    * @throws IOException when the directory cannot be created
    */
   public Path createGenerationDirectory(String name) throws IOException {
-    ProcessIdentity self = platform.self();
-    String prefix = generationPrefix(checkName(name), self, platform.capabilities().platform());
-    // Short: a Unix socket path inside it must stay under the kernel's 107 bytes.
-    for (int attempt = 0; ; attempt++) {
-      String random = Long.toString(Unguessable.nextLong() & 0x1ffffffL, 36); // 5 characters
-      try {
-        return Files.createDirectory(
-            directory.resolve(prefix + random),
-            PosixFilePermissions.asFileAttribute(SafeFiles.OWNER_ONLY_DIR));
-      } catch (FileAlreadyExistsException e) {
-        if (attempt >= 100) {
-          throw e;
-        }
-      }
-    }
+    return litter.createGenerationDirectory(checkName(name));
   }
 
   /**
@@ -300,7 +274,7 @@ public final class RecordStore {
     return locked(
         name,
         () -> {
-          Snapshot seen = look(file);
+          RecordFile seen = RecordFile.read(file, user);
           SessionRecord current = null;
           if (seen != null) {
             try {
@@ -309,90 +283,9 @@ public final class RecordStore {
               current = null;
             }
           }
-          return sweepLocked(name, current);
+          return litter.sweep(name, current);
         });
   }
-
-  private List<Path> sweepLocked(String name, SessionRecord current) {
-    Path named = current == null ? null : current.artifacts().get(ArtifactKind.DIRECTORY);
-    String genPrefix = name + GENERATION;
-    String tempPrefix = "." + name + ".record.";
-    List<Path> removed = new ArrayList<>();
-    List<Path> entries = new ArrayList<>();
-    try (DirectoryStream<Path> dir = Files.newDirectoryStream(directory)) {
-      dir.forEach(entries::add);
-    } catch (IOException e) {
-      LOG.debug("Cannot list {} for litter: {}", directory, e.toString());
-      return removed;
-    }
-    for (Path entry : entries) {
-      String leaf = entry.getFileName().toString();
-      if (leaf.startsWith(genPrefix) && !entry.equals(named)) {
-        Optional<ProcessIdentity> creator = generationCreator(leaf.substring(genPrefix.length()));
-        if (creator.isPresent()
-            && Liveness.judge(platform, creator.get()).isProvenGone()
-            && SafeFiles.sweepDirectory(directory, entry, user)) {
-          removed.add(entry);
-        }
-      } else if (leaf.startsWith(tempPrefix) && leaf.endsWith(AtomicFile.TEMP_SUFFIX)) {
-        String rest = leaf.substring(tempPrefix.length());
-        int dot = rest.indexOf('.');
-        try {
-          long pid = Long.parseLong(rest.substring(0, Math.max(dot, 0)));
-          if (pid > 0
-              && Liveness.judge(platform, ProcessIdentity.ofPid(pid)).isProvenGone()
-              && SafeFiles.deleteArtifact(ArtifactKind.LOG_FILE, entry, user)) {
-            removed.add(entry);
-          }
-        } catch (NumberFormatException e) {
-          // Not one of ours.
-        }
-      }
-    }
-    if (!removed.isEmpty()) {
-      syncDirectory();
-      LOG.info("Swept litter of gone owners of {}: {}", name, removed);
-    }
-    return removed;
-  }
-
-  /** The creator named by a generation directory's suffix, comparable on this platform's clock. */
-  private Optional<ProcessIdentity> generationCreator(String suffix) {
-    String[] parts = suffix.split("-");
-    if (parts.length < 4) {
-      return Optional.empty();
-    }
-    try {
-      long pid = Long.parseLong(parts[0], 36);
-      long start = Long.parseLong(parts[1], 36);
-      if (pid <= 0) {
-        return Optional.empty();
-      }
-      boolean sameClock = parts[2].equals(clockTag(platform.capabilities().platform()));
-      return Optional.of(
-          sameClock ? new ProcessIdentity(pid, start, "") : ProcessIdentity.ofPid(pid));
-    } catch (IllegalArgumentException e) {
-      return Optional.empty();
-    }
-  }
-
-  static String clockTag(String clock) {
-    return Long.toString(clock.hashCode() & 0x3ff, 36); // 1-2 characters
-  }
-
-  /** {@code <name>.gen-<pid>-<start>-<clock>-}, numbers in base 36 to keep socket paths short. */
-  static String generationPrefix(String name, ProcessIdentity creator, String clock) {
-    return name
-        + GENERATION
-        + Long.toString(creator.pid(), 36)
-        + "-"
-        + Long.toString(Math.max(0, creator.startTime()), 36)
-        + "-"
-        + clockTag(clock)
-        + "-";
-  }
-
-  private static final String GENERATION = ".gen-";
 
   /**
    * Removes record {@code name} if it still carries {@code token}: the check and the delete happen
@@ -429,7 +322,7 @@ public final class RecordStore {
     return locked(
         name,
         () -> {
-          Snapshot seen = look(file);
+          RecordFile seen = RecordFile.read(file, user);
           if (seen == null) {
             return false;
           }
@@ -461,7 +354,7 @@ public final class RecordStore {
    * @throws IOException when the record file cannot be read
    */
   public ReadResult look(String name) throws IOException {
-    Snapshot seen = look(recordFile(name));
+    RecordFile seen = RecordFile.read(recordFile(name), user);
     if (seen == null) {
       return ReadResult.absent(name);
     }
@@ -496,7 +389,7 @@ public final class RecordStore {
   public ReadResult read(String name) throws IOException {
     Path file = recordFile(name);
     for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      Snapshot seen = look(file);
+      RecordFile seen = RecordFile.read(file, user);
       if (seen == null) {
         return ReadResult.absent(name);
       }
@@ -524,12 +417,13 @@ public final class RecordStore {
   }
 
   /** Removes the artifacts, then the record, if it is unchanged; null if it changed. */
-  private ReadResult reclaim(String name, Snapshot seen, SessionRecord record) throws IOException {
+  private ReadResult reclaim(String name, RecordFile seen, SessionRecord record)
+      throws IOException {
     Path file = recordFile(name);
     return locked(
         name,
         () -> {
-          if (!seen.sameAs(look(file))) {
+          if (!seen.sameAs(RecordFile.read(file, user))) {
             return null;
           }
           // Artifacts first: if we die half-way, the record still leads the next reader here.
@@ -546,19 +440,19 @@ public final class RecordStore {
           }
           Files.delete(file);
           syncDirectory();
-          sweepLocked(name, null);
+          litter.sweep(name, null);
           LOG.info("Reclaimed {}: owner {} is gone", file, record.owner());
           return ReadResult.ownerGone(name, record, leftBehind);
         });
   }
 
-  private ReadResult quarantine(String name, Snapshot seen, RecordFormat.Unreadable why)
+  private ReadResult quarantine(String name, RecordFile seen, RecordFormat.Unreadable why)
       throws IOException {
     Path file = recordFile(name);
     return locked(
         name,
         () -> {
-          if (!seen.sameAs(look(file))) {
+          if (!seen.sameAs(RecordFile.read(file, user))) {
             return null;
           }
           Path aside = directory.resolve(name + ".corrupt-" + Stamp.FORMAT.format(Instant.now()));
@@ -578,78 +472,6 @@ public final class RecordStore {
   private ReadResult unsupported(String name, RecordFormat.Unreadable why) {
     LOG.warn("Left session record {} alone: {}", recordFile(name), why.getMessage());
     return ReadResult.unsupported(name, why.getMessage());
-  }
-
-  /** One look at a record file: its bytes, or why they cannot be a record. */
-  private record Snapshot(byte[] bytes, String refusal) {
-    SessionRecord parse(String clock) throws RecordFormat.Unreadable {
-      if (refusal != null) {
-        throw new RecordFormat.Unreadable(refusal, false);
-      }
-      return RecordFormat.read(bytes, clock);
-    }
-
-    /** Whether nobody replaced the file since (checked under the lock before acting on it). */
-    boolean sameAs(Snapshot now) {
-      return now != null && Arrays.equals(bytes, now.bytes) && Objects.equals(refusal, now.refusal);
-    }
-  }
-
-  /**
-   * Reads a record file without following links; null when there is none. Only a regular file is
-   * opened (a FIFO would block open() until a writer comes), and at most {@link #MAX_RECORD_BYTES}
-   * of it is read. A same-user process that swaps a FIFO in between the check and the open can
-   * still stall a reader; nobody else can write the 0700 directory.
-   */
-  private Snapshot look(Path file) throws IOException {
-    PosixFileAttributes attributes;
-    try {
-      attributes = Files.readAttributes(file, PosixFileAttributes.class, NOFOLLOW_LINKS);
-    } catch (NoSuchFileException e) {
-      return null;
-    }
-    if (attributes.isSymbolicLink()) {
-      return new Snapshot(new byte[0], "it is a symbolic link to " + readLinkQuietly(file));
-    }
-    if (!attributes.isRegularFile()) {
-      return new Snapshot(
-          new byte[0], "it is not a regular file (" + kindOf(attributes) + "); records are files");
-    }
-    if (!attributes.owner().equals(user)) {
-      return new Snapshot(
-          new byte[0],
-          "it is owned by " + attributes.owner().getName() + ", not by " + user.getName());
-    }
-    try (FileChannel channel = FileChannel.open(file, READ, NOFOLLOW_LINKS)) {
-      long size = channel.size();
-      if (size > MAX_RECORD_BYTES) {
-        return new Snapshot(new byte[0], "it has " + size + " bytes; records are small");
-      }
-      ByteBuffer buffer = ByteBuffer.allocate((int) size);
-      while (buffer.hasRemaining() && channel.read(buffer) >= 0) {
-        // read until full or end of file
-      }
-      return new Snapshot(Arrays.copyOf(buffer.array(), buffer.position()), null);
-    } catch (NoSuchFileException e) {
-      return null;
-    } catch (IOException e) {
-      if (Files.isSymbolicLink(file)) { // replaced by a link since the check: O_NOFOLLOW refused
-        return new Snapshot(new byte[0], "it is a symbolic link to " + readLinkQuietly(file));
-      }
-      throw e;
-    }
-  }
-
-  private static String kindOf(BasicFileAttributes a) {
-    return a.isDirectory() ? "a directory" : "a FIFO, socket or device";
-  }
-
-  private static String readLinkQuietly(Path link) {
-    try {
-      return Files.readSymbolicLink(link).toString();
-    } catch (IOException e) {
-      return "?";
-    }
   }
 
   private <T> T locked(String name, FileLocks.Action<T> action) throws IOException {

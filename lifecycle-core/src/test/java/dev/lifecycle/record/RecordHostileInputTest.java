@@ -189,7 +189,7 @@ class RecordHostileInputTest {
             store
                 .directory()
                 .resolve(
-                    RecordStore.generationPrefix("broker", gone, platform.capabilities().platform())
+                    Litter.generationPrefix("broker", gone, platform.capabilities().platform())
                         + "1"));
     Files.writeString(dead.resolve("broker.sock"), "left by a SIGKILL");
     Path link = Files.createSymbolicLink(dead.resolve("link"), tmp);

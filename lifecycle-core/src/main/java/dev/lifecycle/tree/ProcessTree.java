@@ -3,21 +3,16 @@ package dev.lifecycle.tree;
 import dev.lifecycle.internal.Backoff;
 import dev.lifecycle.internal.LazyLogger;
 import dev.lifecycle.internal.Threads;
-import dev.lifecycle.process.Containment;
 import dev.lifecycle.process.ContainmentTier;
-import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
 import dev.lifecycle.process.cgroup.Cgroup;
-import dev.lifecycle.process.cgroup.CgroupEntryException;
-import dev.lifecycle.process.cgroup.OwnedCgroups;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -26,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 /**
  * A supervised child and everything it starts, owned as one unit: its process group and session,
@@ -82,11 +78,7 @@ public final class ProcessTree implements AutoCloseable {
   private final String tierReason;
   private final String leaderText;
 
-  private static final Set<java.nio.file.Path> CLEANED =
-      java.util.concurrent.ConcurrentHashMap.newKeySet();
-  private static final int COMMAND_TEXT_MAX = 160;
-
-  private ProcessTree(
+  ProcessTree(
       ProcessPlatform platform,
       SupervisedProcess leader,
       TreeOptions options,
@@ -121,14 +113,6 @@ public final class ProcessTree implements AutoCloseable {
                     CgroupRemoval.removeQuietly(c);
                   });
         });
-  }
-
-  private static void removeQuietly(Cgroup c) {
-    try {
-      c.remove();
-    } catch (IOException e) {
-      LOG.debug("cannot remove {}", c, e);
-    }
   }
 
   /**
@@ -170,7 +154,7 @@ public final class ProcessTree implements AutoCloseable {
   public static ProcessTree spawn(
       ProcessPlatform platform, ProcessBuilder builder, TreeOptions options) throws IOException {
     return SpawnedTrees.announce(
-        spawn(platform, builder, options, SpawnOptions.newCookie(), placement -> {}));
+        TreeSpawn.spawn(platform, builder, options, SpawnOptions.newCookie(), placement -> {}));
   }
 
   /**
@@ -191,130 +175,11 @@ public final class ProcessTree implements AutoCloseable {
       ProcessPlatform platform,
       ProcessBuilder builder,
       TreeOptions options,
-      java.util.function.Consumer<TreePlacement> beforeStart)
+      Consumer<TreePlacement> beforeStart)
       throws IOException {
     Objects.requireNonNull(beforeStart, "beforeStart");
     return SpawnedTrees.announce(
-        spawn(platform, builder, options, SpawnOptions.newCookie(), beforeStart));
-  }
-
-  private static void announce(
-      java.util.function.Consumer<TreePlacement> hook, TreePlacement placement) throws IOException {
-    try {
-      hook.accept(placement);
-    } catch (RuntimeException e) {
-      throw new IOException("not started: the spawn hook failed: " + e.getMessage(), e);
-    }
-  }
-
-  private static ProcessTree spawn(
-      ProcessPlatform platform,
-      ProcessBuilder builder,
-      TreeOptions options,
-      String cookie,
-      java.util.function.Consumer<TreePlacement> beforeStart)
-      throws IOException {
-    Objects.requireNonNull(platform, "platform");
-    Objects.requireNonNull(options, "options");
-    Objects.requireNonNull(builder, "builder");
-    AdoptedZombies.warnOnceIfInit(platform);
-    SpawnOptions spawn =
-        SpawnOptions.defaults()
-            .withNewSession(true)
-            .withKeepLeaderUnreaped(true)
-            .withTreeCookie(cookie);
-    Containment containment =
-        options.containment().map(Containment::of).orElseGet(Containment::current);
-    String text = commandText(builder.command());
-    if (!containment.isRequirementMet()) {
-      throw new IOException(
-          "CGROUP containment is required but not available: "
-              + containment.reason()
-              + "; command: "
-              + builder.command());
-    }
-    if (containment.tier() != ContainmentTier.CGROUP) {
-      announce(beforeStart, new TreePlacement(cookie, Optional.empty()));
-      return new ProcessTree(
-          platform,
-          platform.spawn(builder, spawn),
-          options,
-          Optional.empty(),
-          containment.reason(),
-          text);
-    }
-    Cgroup parent = Cgroup.at(containment.parent().orElseThrow());
-    if (CLEANED.add(parent.path())) {
-      // Left by a JVM of ours that was SIGKILLed. No boot id in a name: a cgroup ends with its
-      // boot.
-      OwnedCgroups.removeStale(
-          parent,
-          (pid, start) ->
-              Liveness.judge(platform, new ProcessIdentity(pid, start, "")).isProvenGone());
-    }
-    Cgroup own;
-    try {
-      own =
-          parent.createChild(
-              OwnedCgroups.newName(platform.self().pid(), platform.self().startTime()));
-    } catch (IOException e) {
-      return fallBack(platform, builder, options, spawn, containment, text, e, beforeStart);
-    }
-    try {
-      announce(beforeStart, new TreePlacement(cookie, Optional.of(own.path())));
-    } catch (IOException e) {
-      removeQuietly(own);
-      throw e;
-    }
-    SupervisedProcess child;
-    try {
-      child = platform.spawn(builder, spawn.withCgroup(own.path()));
-    } catch (CgroupEntryException e) {
-      removeQuietly(own);
-      return fallBack(platform, builder, options, spawn, containment, text, e, beforeStart);
-    } catch (IOException | RuntimeException e) {
-      removeQuietly(own);
-      throw e;
-    }
-    // The entering shell and the platform's own move put the leader in: no check here.
-    return new ProcessTree(
-        platform,
-        child,
-        options,
-        Optional.of(own),
-        "cgroup " + own + " under " + containment.reason(),
-        text);
-  }
-
-  /** AUTO mode: a cgroup that cannot be used for this spawn leaves the tree in SESSION tier. */
-  private static ProcessTree fallBack(
-      ProcessPlatform platform,
-      ProcessBuilder builder,
-      TreeOptions options,
-      SpawnOptions spawn,
-      Containment containment,
-      String text,
-      IOException why,
-      java.util.function.Consumer<TreePlacement> beforeStart)
-      throws IOException {
-    if (containment.mode() == Containment.Mode.REQUIRE_CGROUP) {
-      throw why;
-    }
-    announce(beforeStart, new TreePlacement(spawn.treeCookie(), Optional.empty()));
-    LOG.warn(
-        "tree of {} falls back to SESSION containment: {}", builder.command(), why.getMessage());
-    return new ProcessTree(
-        platform,
-        platform.spawn(builder, spawn),
-        options,
-        Optional.empty(),
-        why.getMessage(),
-        text);
-  }
-
-  private static String commandText(List<String> command) {
-    String text = String.join(" ", command);
-    return text.length() <= COMMAND_TEXT_MAX ? text : text.substring(0, COMMAND_TEXT_MAX) + "...";
+        TreeSpawn.spawn(platform, builder, options, SpawnOptions.newCookie(), beforeStart));
   }
 
   /**
@@ -405,44 +270,17 @@ public final class ProcessTree implements AutoCloseable {
    * process-table pass plus a cookie search.
    *
    * @return the members in the tree's group and the escapees outside it, alive now
-   * @throws java.io.UncheckedIOException if the cgroup's member list cannot be read
+   * @throws UncheckedIOException if the cgroup's member list cannot be read
    */
   public TreeView view() {
-    if (cgroup.isPresent()) {
-      return cgroupView(cgroup.get());
+    if (cgroup.isEmpty()) {
+      return scanner.scan(true).view();
     }
-    return scanner.scan(true).view();
-  }
-
-  private TreeView cgroupView(Cgroup c) {
-    Set<Long> pids;
     try {
-      pids = c.members();
+      return CgroupMembership.view(platform, cgroup.get(), leader);
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
+      throw new UncheckedIOException(e);
     }
-    String boot = platform.self().bootId();
-    List<TreeMember> members = new ArrayList<>();
-    List<TreeMember> escapees = new ArrayList<>();
-    long group = leader.processGroupId();
-    for (long pid : pids) {
-      platform
-          .info(pid)
-          .filter(row -> !row.hasExited())
-          .ifPresent(
-              row -> {
-                EnumSet<Discovery> how = EnumSet.of(Discovery.CGROUP);
-                if (pid == leader.pid()) {
-                  how.add(Discovery.LEADER);
-                }
-                if (group > 0 && row.pgid() == group) {
-                  how.add(Discovery.GROUP);
-                }
-                TreeMember m = TreeMember.of(row, boot, how);
-                (group > 0 && row.pgid() == group ? members : escapees).add(m);
-              });
-    }
-    return new TreeView(members, escapees);
   }
 
   /**
@@ -539,19 +377,29 @@ public final class ProcessTree implements AutoCloseable {
 
   private void run(CompletableFuture<TerminationReport> result, Duration grace) {
     try {
-      CgroupTermination byCgroup =
+      Scope scope = scanner.scope();
+      Signaller signaller =
+          new Signaller(platform, leader.identity(), scope.groupId(), groupSignals);
+      CgroupMembership byCgroup =
           cgroup.isPresent()
-              ? new CgroupTermination(
-                  platform,
-                  cgroup.get(),
-                  leader,
-                  groupSignals,
+              ? new CgroupMembership(platform, cgroup.get(), leader, signaller, options)
+              : null;
+      Termination.Membership membership =
+          byCgroup != null
+              ? byCgroup
+              : new SessionMembership(platform, scanner, signaller, groupSignals, grace, options);
+      TerminationReport report =
+          new Termination(
+                  membership,
+                  signaller,
                   grace,
                   options,
+                  null,
+                  Duration.ZERO,
+                  leader,
                   tierReason,
                   reportLabel())
-              : null;
-      TerminationReport report = byCgroup != null ? byCgroup.run() : sessionTermination(grace);
+              .run();
       // Only what was seen left is logged, not the SESSION tier's standing blind spot: a clean
       // close is the caller's to log, and the client path creates no logger.
       if (!report.noSurvivorSeen()) {
@@ -567,21 +415,6 @@ public final class ProcessTree implements AutoCloseable {
       result.completeExceptionally(t);
       throw t;
     }
-  }
-
-  private TerminationReport sessionTermination(Duration grace) {
-    return new Termination(
-            platform,
-            scanner,
-            groupSignals,
-            grace,
-            options,
-            null,
-            Duration.ZERO,
-            leader,
-            tierReason,
-            reportLabel())
-        .run();
   }
 
   /** {@code <pid> (<command>)}; by concat, not {@code +}: no invokedynamic to link at close. */

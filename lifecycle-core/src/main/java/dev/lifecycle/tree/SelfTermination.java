@@ -86,10 +86,11 @@ public final class SelfTermination {
             leadsSession ? row.sid() : -1,
             (leadsGroup || leadsSession) && cookie != null ? cookie : "");
     // Never killpg: the group contains this JVM (SIGKILL would end it before the sweep).
+    Signaller signaller = new Signaller(platform, self, row.pgid(), false);
+    TreeScanner scanner = new TreeScanner(platform, scope);
     return new Termination(
-            platform,
-            new TreeScanner(platform, scope),
-            false,
+            new SessionMembership(platform, scanner, signaller, false, options.grace(), options),
+            signaller,
             options.grace(),
             options,
             beforeKill,

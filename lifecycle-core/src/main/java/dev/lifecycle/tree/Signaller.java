@@ -1,6 +1,5 @@
 package dev.lifecycle.tree;
 
-import dev.lifecycle.process.ContainmentTier;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
@@ -13,12 +12,14 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The signals of one termination, in either tier, and their record: the tree's group is signalled
  * only while its anchor's pid still names the anchor (running or an unreaped zombie, so no other
- * group can have its id), every other process by identity; what was sent, skipped and went wrong
- * becomes the {@link TerminationReport}. Single use, one thread.
+ * group can have its id), every other process by identity; what was sent, skipped and went wrong,
+ * and whether the run was interrupted, becomes the {@link TerminationReport}. Single use, one
+ * thread.
  */
 final class Signaller {
   private final ProcessPlatform platform;
@@ -26,13 +27,19 @@ final class Signaller {
   private final long groupId;
   private final boolean groupSignals;
 
-  private final Set<Long> termed = new LinkedHashSet<>();
-  private final Set<Long> killed = new LinkedHashSet<>();
+  private final Set<ProcessIdentity> termed = new LinkedHashSet<>();
+  private final Set<ProcessIdentity> killed = new LinkedHashSet<>();
+  // SIGKILL sent to the process itself, not only to the group it was last seen in: a member that
+  // left the group (setsid) after it was seen there missed the group's SIGKILL.
+  private final Set<ProcessIdentity> killedDirectly = new LinkedHashSet<>();
   private final Set<ProcessIdentity> skipped = new LinkedHashSet<>();
   private final Set<String> problems = new LinkedHashSet<>();
   private boolean groupSignalled;
   private boolean reaped;
   private boolean contUnsupported;
+  private boolean interrupted;
+  private long firstTerm;
+  private boolean termSent;
 
   /**
    * @param anchor the process whose pid pins the group id (the leader)
@@ -46,8 +53,37 @@ final class Signaller {
     this.groupSignals = groupSignals && groupId > 1;
   }
 
-  long groupId() {
-    return groupId;
+  /** Whether {@code member} was last seen in the tree's group. */
+  boolean inGroup(TreeMember member) {
+    return member.processGroupId() == groupId;
+  }
+
+  /**
+   * Sends {@code signal} to {@code targets}: once to the group for those in it (when allowed and
+   * pinned), by identity to every other one; TERM is followed by CONT, since a stopped process sees
+   * TERM only once continued.
+   */
+  void signal(List<TreeMember> targets, Signal signal, boolean allowGroup) {
+    boolean grouped = false;
+    for (TreeMember target : targets) { // a loop, not a stream: see Termination
+      if (allowGroup && inGroup(target)) {
+        grouped = group(signal);
+        break;
+      }
+    }
+    for (TreeMember target : targets) {
+      if (grouped && inGroup(target)) {
+        count(target, signal);
+      } else if (one(target.identity(), signal) == SignalResult.DELIVERED) {
+        count(target, signal);
+        if (signal == Signal.KILL) {
+          killedDirectly.add(target.identity());
+        }
+      }
+    }
+    if (signal == Signal.TERM) {
+      signal(targets, Signal.CONT, allowGroup);
+    }
   }
 
   /**
@@ -63,6 +99,7 @@ final class Signaller {
     if (now.isEmpty() || anchor.match(now.get()) == ProcessIdentity.Match.DIFFERENT) {
       return false; // not pinned any more: members are signalled one by one
     }
+    noteTerm(signal);
     try {
       boolean delivered = platform.signalGroup(groupId, signal) == SignalResult.DELIVERED;
       groupSignalled |= delivered;
@@ -74,15 +111,16 @@ final class Signaller {
   }
 
   /**
-   * Signals one process by identity and records the outcome.
+   * Signals one process by identity and records a mismatch or a refusal.
    *
    * @return what the platform answered; {@link SignalResult#GONE} for a SIGCONT this platform
    *     cannot send (the pure-JDK one: SIGKILL still ends a stopped process)
    */
-  SignalResult one(ProcessIdentity target, Signal signal) {
+  private SignalResult one(ProcessIdentity target, Signal signal) {
     if (signal == Signal.CONT && contUnsupported) {
       return SignalResult.GONE;
     }
+    noteTerm(signal);
     SignalResult result;
     try {
       result = platform.signal(target, signal);
@@ -93,26 +131,35 @@ final class Signaller {
       contUnsupported = true;
       return SignalResult.GONE;
     }
-    switch (result) {
-      case DELIVERED -> sent(target.pid(), signal);
-      case IDENTITY_MISMATCH -> skipped.add(target);
-      case NOT_PERMITTED -> problems.add("not permitted to signal " + target);
-      case GONE -> {}
+    if (result == SignalResult.IDENTITY_MISMATCH) {
+      skipped.add(target);
+    } else if (result == SignalResult.NOT_PERMITTED) {
+      problems.add("not permitted to signal " + target);
     }
     return result;
   }
 
-  /** Counts {@code pid} as sent {@code signal} (by the group or {@code cgroup.kill}). */
-  void sent(long pid, Signal signal) {
+  /** Counts {@code target} as sent {@code signal} (by the group, by identity or by cgroup.kill). */
+  void count(TreeMember target, Signal signal) {
     if (signal == Signal.TERM) {
-      termed.add(pid);
+      termed.add(target.identity());
     } else if (signal == Signal.KILL) {
-      killed.add(pid);
+      killed.add(target.identity());
     }
   }
 
-  boolean wasSent(long pid) {
-    return termed.contains(pid) || killed.contains(pid);
+  /** Whether {@code member} was sent TERM or KILL, by its group or by identity. */
+  boolean warned(TreeMember member) {
+    return termed.contains(member.identity()) || killed.contains(member.identity());
+  }
+
+  /**
+   * Whether {@code member} (as just observed) may not have received SIGKILL: never sent one, or
+   * sent only its group's while it is now outside that group.
+   */
+  boolean missedTheKill(TreeMember member) {
+    return !killed.contains(member.identity())
+        || (!inGroup(member) && !killedDirectly.contains(member.identity()));
   }
 
   boolean isSkipped(ProcessIdentity identity) {
@@ -123,12 +170,37 @@ final class Signaller {
     return skipped.isEmpty();
   }
 
-  boolean noneKilled() {
-    return killed.isEmpty();
-  }
-
   void problem(String text) {
     problems.add(text);
+  }
+
+  /** When the first TERM went out, or {@code otherwise} when none did. */
+  long firstTermNanos(long otherwise) {
+    return termSent ? firstTerm : otherwise;
+  }
+
+  private void noteTerm(Signal signal) {
+    if (signal == Signal.TERM && !termSent) {
+      termSent = true;
+      firstTerm = System.nanoTime();
+    }
+  }
+
+  /** Sleeps; an interrupt ends the sleep and is kept, to be restored when the run ends. */
+  void sleep(long nanos) {
+    try {
+      TimeUnit.NANOSECONDS.sleep(nanos);
+    } catch (InterruptedException e) {
+      interrupted = true;
+    }
+  }
+
+  void interrupt() {
+    interrupted = true;
+  }
+
+  boolean interrupted() {
+    return interrupted;
   }
 
   /** Reaps the leader once gone; last, since the group id is free from then on. */
@@ -138,28 +210,41 @@ final class Signaller {
     }
   }
 
+  /** The report of a run that started at {@code startedNanos}. */
   TerminationReport report(
-      TerminationReport.Stage endedBy,
-      List<TreeMember> escapees,
+      boolean alreadyGone,
+      Termination.Membership membership,
       List<TreeMember> survivors,
       long startedNanos,
-      ContainmentTier tier,
       String tierReason,
-      List<String> unprovable,
       String leaderText) {
+    TerminationReport.Stage endedBy =
+        alreadyGone
+            ? TerminationReport.Stage.ALREADY_GONE
+            : killed.isEmpty() && survivors.isEmpty()
+                ? TerminationReport.Stage.TERM
+                : TerminationReport.Stage.KILL;
     return new TerminationReport(
         endedBy,
         groupSignalled ? groupId : -1,
-        termed,
-        killed,
-        escapees,
+        pids(termed),
+        pids(killed),
+        membership.escapees(),
         new ArrayList<>(skipped),
         survivors,
         new ArrayList<>(problems),
         Duration.ofNanos(System.nanoTime() - startedNanos),
-        tier,
+        membership.tier(),
         tierReason,
-        unprovable,
+        membership.suspects(),
         leaderText);
+  }
+
+  private static Set<Long> pids(Set<ProcessIdentity> identities) {
+    Set<Long> out = new LinkedHashSet<>();
+    for (ProcessIdentity identity : identities) {
+      out.add(identity.pid());
+    }
+    return out;
   }
 }

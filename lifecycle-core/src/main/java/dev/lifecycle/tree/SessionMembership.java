@@ -1,0 +1,265 @@
+package dev.lifecycle.tree;
+
+import dev.lifecycle.internal.Backoff;
+import dev.lifecycle.process.ContainmentTier;
+import dev.lifecycle.process.Liveness;
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.Signal;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * Membership by session, group, parentage and cookie ({@link ContainmentTier#SESSION}): the tree is
+ * what process-table scans find. Escaped descendants (setsid, double fork, another group) found
+ * once the tree's own group is gone are swept: TERM, the escapee grace, KILL and a bounded
+ * verification, by identity, repeated while new ones turn up. Single use, one thread.
+ */
+final class SessionMembership implements Termination.Membership {
+  // First poll soon after a signal (short-lived trees are seen gone at once), then back off.
+  private static final Duration FIRST_POLL = Duration.ofMillis(5);
+  private static final Duration MAX_POLL = Duration.ofMillis(100);
+  private static final int MAX_SWEEP_ROUNDS = 4;
+  private static final long SETTLE_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+  private static final Duration PROBE_POLL = Duration.ofMillis(2);
+  // Probing known members is the cheap way to see a SIGKILLed tree go; a member still alive after
+  // this long is checked by scans, which also see a member that left the group.
+  private static final Duration PROBE_WINDOW = Duration.ofMillis(250);
+
+  private final ProcessPlatform platform;
+  private final TreeScanner scanner;
+  private final Scope scope;
+  private final Signaller signaller;
+  private final boolean groupSignals;
+  private final Duration escapeeGrace;
+  private final Duration verifyTimeout;
+
+  private final Map<ProcessIdentity, TreeMember> escapees = new LinkedHashMap<>();
+  private TreeView last = new TreeView(List.of(), List.of());
+  private boolean groupTermed; // TERM + CONT went to the group before the first scan
+  private boolean confirmedEmpty; // the last scan, cookie included, found nothing alive
+  private boolean unsettled; // the last scan met a process inside execve
+  private List<String> suspects = List.of(); // of the last scan with the cookie search
+
+  SessionMembership(
+      ProcessPlatform platform,
+      TreeScanner scanner,
+      Signaller signaller,
+      boolean groupSignals,
+      Duration grace,
+      TreeOptions options) {
+    this.platform = platform;
+    this.scanner = scanner;
+    this.scope = scanner.scope();
+    this.signaller = signaller;
+    this.groupSignals = groupSignals;
+    this.escapeeGrace = min(grace, options.escapeeGrace());
+    this.verifyTimeout = options.verifyTimeout();
+  }
+
+  @Override
+  public ContainmentTier tier() {
+    return ContainmentTier.SESSION;
+  }
+
+  @Override
+  public boolean anyAlive() {
+    boolean leaderRuns = scope.anchorIsMember() && platform.probe(scope.anchor()) == Liveness.ALIVE;
+    if (scope.anchorIsMember() && !leaderRuns) {
+      // Most trees whose leader exited are gone, and one scan with the cookie proves it (a scan
+      // without it first would only be repeated).
+      return !observe(true).isEmpty();
+    }
+    if (leaderRuns && groupSignals) {
+      // The table is read first, so every member the group signal reaches is in the report,
+      // including those that exit at once; the full scan then overlaps the grace.
+      observe(false);
+      if (signaller.group(Signal.TERM)) {
+        groupTermed = true;
+        signaller.group(Signal.CONT);
+        return true;
+      }
+    }
+    // The cookie search reads every environment: skip it when the table alone shows a live tree.
+    return !observe(false).isEmpty() || !observe(true).isEmpty();
+  }
+
+  @Override
+  public void term() {
+    List<TreeMember> targets = last.all();
+    if (!groupTermed) {
+      signaller.signal(targets, Signal.TERM, true);
+      return;
+    }
+    // The group already has TERM + CONT: count its members, signal the others by identity.
+    List<TreeMember> others = new ArrayList<>();
+    for (TreeMember target : targets) {
+      if (signaller.inGroup(target)) {
+        signaller.count(target, Signal.TERM);
+      } else {
+        others.add(target);
+      }
+    }
+    signaller.signal(others, Signal.TERM, false);
+  }
+
+  @Override
+  public void awaitGone(long deadline) {
+    // Processes forked or found during the grace get TERM at once and share its deadline.
+    awaitGone(deadline, Signal.TERM, m -> !signaller.warned(m), true, true);
+  }
+
+  @Override
+  public void kill() {
+    // No new scan before the signal: the grace's last poll is at most one poll interval old, the
+    // group signal reaches members forked since, and VERIFY kills any other newcomer.
+    signaller.signal(last.all(), Signal.KILL, true);
+  }
+
+  @Override
+  public void verify(long deadline) {
+    // Probe the known members every few ms (kill 0 + pidfd, microseconds each), then one full
+    // scan with the cookie confirms; full scans with backoff only if something is left.
+    awaitProbedGone(last.all(), Math.min(deadline, System.nanoTime() + PROBE_WINDOW.toNanos()));
+    awaitGone(deadline, Signal.KILL, signaller::missedTheKill, false, true);
+  }
+
+  @Override
+  public List<TreeMember> survivors() {
+    for (int round = 0; !(confirmedEmpty && !unsettled); round++) {
+      List<TreeMember> alive = settledScan();
+      if (alive.isEmpty()) {
+        return List.of();
+      }
+      List<TreeMember> fresh = alive.stream().filter(signaller::missedTheKill).toList();
+      if (fresh.isEmpty() || round >= MAX_SWEEP_ROUNDS) {
+        return alive; // already sent SIGKILL and outlived the verification
+      }
+      List<TreeMember> unwarned = fresh.stream().filter(m -> !signaller.warned(m)).toList();
+      if (!unwarned.isEmpty()) {
+        signaller.signal(unwarned, Signal.TERM, true);
+        awaitGone(System.nanoTime() + escapeeGrace.toNanos(), Signal.TERM, m -> false, true, true);
+      }
+      signaller.signal(observe(false).all(), Signal.KILL, true);
+      long deadline = System.nanoTime() + verifyTimeout.toNanos();
+      awaitGone(deadline, Signal.KILL, signaller::missedTheKill, false, false);
+    }
+    return List.of();
+  }
+
+  /**
+   * A scan with the cookie. A process caught inside execve (its memory map has no environment yet,
+   * which /proc/pid/stat shows exactly) carries no readable cookie yet: ask again until it has one,
+   * however long a loaded machine takes to finish the exec, bounded by the verification bound.
+   */
+  private List<TreeMember> settledScan() {
+    List<TreeMember> alive = observe(true).all();
+    long settleDeadline = System.nanoTime() + verifyTimeout.toNanos();
+    while (alive.isEmpty() && unsettled && System.nanoTime() - settleDeadline < 0) {
+      signaller.sleep(SETTLE_PAUSE_NANOS);
+      alive = observe(true).all();
+    }
+    if (alive.isEmpty() && unsettled) {
+      signaller.problem("a process stayed inside execve for " + verifyTimeout);
+    }
+    return alive;
+  }
+
+  @Override
+  public void afterReap(boolean gone) {}
+
+  @Override
+  public List<TreeMember> escapees() {
+    return new ArrayList<>(escapees.values());
+  }
+
+  @Override
+  public List<String> suspects() {
+    return suspects;
+  }
+
+  /** Scans, leaving out processes found not to be ours, and remembering every escapee seen. */
+  private TreeView observe(boolean withCookie) {
+    TreeScanner.Scan scan = scanner.scan(withCookie);
+    TreeView scanned = scan.view();
+    unsettled = scan.unsettled();
+    if (withCookie) {
+      suspects = scan.suspects();
+    }
+    TreeView view = new TreeView(ours(scanned.members()), ours(scanned.escapees()));
+    for (TreeMember escapee : view.escapees()) {
+      escapees.merge(escapee.identity(), escapee, TreeMember::foundAlsoBy);
+    }
+    last = view;
+    confirmedEmpty = withCookie && view.isEmpty(); // nothing by any means: nothing to sweep
+    return view;
+  }
+
+  /** Without those found not to be ours; a loop, not a stream (see {@link Termination}). */
+  private List<TreeMember> ours(List<TreeMember> scanned) {
+    if (signaller.noneSkipped()) {
+      return scanned;
+    }
+    List<TreeMember> out = new ArrayList<>(scanned.size());
+    for (TreeMember member : scanned) {
+      if (!signaller.isSkipped(member.identity())) {
+        out.add(member);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Polls with backoff until nothing of the tree is alive or the deadline passes, sending {@code
+   * signal} to every live process {@code needsSignal} selects (newcomers) on the way.
+   *
+   * @param stopOnInterrupt whether an interrupt ends the wait early (the grace: an interrupted
+   *     caller wants the tree gone sooner, so it goes straight to SIGKILL)
+   * @param cookieFirst whether the first poll also searches by cookie (escapees found early)
+   */
+  private void awaitGone(
+      long deadline,
+      Signal signal,
+      Predicate<TreeMember> needsSignal,
+      boolean stopOnInterrupt,
+      boolean cookieFirst) {
+    Backoff backoff = Backoff.of(FIRST_POLL, MAX_POLL);
+    boolean withCookie = cookieFirst;
+    while (!observe(withCookie).isEmpty()) {
+      withCookie = false;
+      List<TreeMember> newcomers = last.all().stream().filter(needsSignal).toList();
+      if (!newcomers.isEmpty()) {
+        signaller.signal(newcomers, signal, signal == Signal.KILL);
+      }
+      long delay = backoff.nextNanos(deadline);
+      if (delay <= 0 || (signaller.interrupted() && stopOnInterrupt)) {
+        return;
+      }
+      signaller.sleep(delay);
+      if (System.nanoTime() - deadline >= 0) {
+        return; // no scan past the deadline: the next state acts on what is known
+      }
+    }
+  }
+
+  /** Probes {@code members} by identity every {@link #PROBE_POLL} until none is alive. */
+  private void awaitProbedGone(List<TreeMember> members, long deadline) {
+    List<TreeMember> left = members;
+    while (!left.isEmpty()) {
+      left = left.stream().filter(m -> platform.probe(m.identity()) == Liveness.ALIVE).toList();
+      if (left.isEmpty() || System.nanoTime() - deadline >= 0) {
+        return;
+      }
+      signaller.sleep(Math.min(PROBE_POLL.toNanos(), Math.max(0, deadline - System.nanoTime())));
+    }
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+}

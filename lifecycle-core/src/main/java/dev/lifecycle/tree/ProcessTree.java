@@ -387,7 +387,7 @@ public final class ProcessTree implements AutoCloseable {
       Termination.Membership membership =
           byCgroup != null
               ? byCgroup
-              : new SessionMembership(platform, scanner, signaller, groupSignals, grace, options);
+              : new SessionMembership(platform, scanner, signaller, grace, options);
       TerminationReport report =
           new Termination(
                   membership,

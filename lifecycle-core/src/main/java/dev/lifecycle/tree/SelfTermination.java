@@ -89,7 +89,7 @@ public final class SelfTermination {
     Signaller signaller = new Signaller(platform, self, row.pgid(), false);
     TreeScanner scanner = new TreeScanner(platform, scope);
     return new Termination(
-            new SessionMembership(platform, scanner, signaller, false, options.grace(), options),
+            new SessionMembership(platform, scanner, signaller, options.grace(), options),
             signaller,
             options.grace(),
             options,

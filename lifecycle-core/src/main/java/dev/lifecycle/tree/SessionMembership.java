@@ -35,7 +35,6 @@ final class SessionMembership implements Termination.Membership {
   private final TreeScanner scanner;
   private final Scope scope;
   private final Signaller signaller;
-  private final boolean groupSignals;
   private final Duration escapeeGrace;
   private final Duration verifyTimeout;
 
@@ -50,14 +49,12 @@ final class SessionMembership implements Termination.Membership {
       ProcessPlatform platform,
       TreeScanner scanner,
       Signaller signaller,
-      boolean groupSignals,
       Duration grace,
       TreeOptions options) {
     this.platform = platform;
     this.scanner = scanner;
     this.scope = scanner.scope();
     this.signaller = signaller;
-    this.groupSignals = groupSignals;
     this.escapeeGrace = min(grace, options.escapeeGrace());
     this.verifyTimeout = options.verifyTimeout();
   }
@@ -75,7 +72,7 @@ final class SessionMembership implements Termination.Membership {
       // without it first would only be repeated).
       return !observe(true).isEmpty();
     }
-    if (leaderRuns && groupSignals) {
+    if (leaderRuns && signaller.groupSignals()) {
       // The table is read first, so every member the group signal reaches is in the report,
       // including those that exit at once; the full scan then overlaps the grace.
       observe(false);

@@ -53,6 +53,11 @@ final class Signaller {
     this.groupSignals = groupSignals && groupId > 1;
   }
 
+  /** Whether the group may be signalled as a whole (while pinned). */
+  boolean groupSignals() {
+    return groupSignals;
+  }
+
   /** Whether {@code member} was last seen in the tree's group. */
   boolean inGroup(TreeMember member) {
     return member.processGroupId() == groupId;

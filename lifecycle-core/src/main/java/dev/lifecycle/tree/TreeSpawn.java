@@ -59,14 +59,7 @@ final class TreeSpawn {
               + builder.command());
     }
     if (containment.tier() != ContainmentTier.CGROUP) {
-      announce(beforeStart, new TreePlacement(cookie, Optional.empty()));
-      return new ProcessTree(
-          platform,
-          platform.spawn(builder, spawn),
-          options,
-          Optional.empty(),
-          containment.reason(),
-          text);
+      return inSession(platform, builder, options, spawn, containment.reason(), text, beforeStart);
     }
     Cgroup parent = Cgroup.at(containment.parent().orElseThrow());
     if (CLEANED.add(parent.path())) {
@@ -125,16 +118,23 @@ final class TreeSpawn {
     if (containment.mode() == Containment.Mode.REQUIRE_CGROUP) {
       throw why;
     }
-    announce(beforeStart, new TreePlacement(spawn.treeCookie(), Optional.empty()));
     LOG.warn(
         "tree of {} falls back to SESSION containment: {}", builder.command(), why.getMessage());
+    return inSession(platform, builder, options, spawn, why.getMessage(), text, beforeStart);
+  }
+
+  private static ProcessTree inSession(
+      ProcessPlatform platform,
+      ProcessBuilder builder,
+      TreeOptions options,
+      SpawnOptions spawn,
+      String reason,
+      String text,
+      Consumer<TreePlacement> beforeStart)
+      throws IOException {
+    announce(beforeStart, new TreePlacement(spawn.treeCookie(), Optional.empty()));
     return new ProcessTree(
-        platform,
-        platform.spawn(builder, spawn),
-        options,
-        Optional.empty(),
-        why.getMessage(),
-        text);
+        platform, platform.spawn(builder, spawn), options, Optional.empty(), reason, text);
   }
 
   private static void announce(Consumer<TreePlacement> hook, TreePlacement placement)

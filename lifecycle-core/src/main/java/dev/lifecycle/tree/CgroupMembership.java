@@ -37,7 +37,7 @@ final class CgroupMembership implements Termination.Membership {
   private final SupervisedProcess leader;
   private final Signaller signaller;
   private final TreeOptions options;
-  // Every member read: the processes whose zombies a JVM that is PID 1 reaps.
+  // Every member read but the leader: the processes whose zombies a JVM that is PID 1 reaps.
   private final Set<ProcessIdentity> seen = new HashSet<>();
   private final Map<Long, TreeMember> escapees = new LinkedHashMap<>();
   private boolean empty;
@@ -116,11 +116,12 @@ final class CgroupMembership implements Termination.Membership {
       signaller.problem(e.getMessage());
       return new TreeView(List.of(), List.of());
     }
-    for (TreeMember member : view.members()) {
-      seen.add(member.identity());
+    for (TreeMember member : view.all()) {
+      if (member.pid() != leader.pid()) { // the leader's exit status belongs to its own waiter
+        seen.add(member.identity());
+      }
     }
     for (TreeMember escapee : view.escapees()) {
-      seen.add(escapee.identity());
       escapees.putIfAbsent(escapee.pid(), escapee);
     }
     return view;
@@ -216,13 +217,7 @@ final class CgroupMembership implements Termination.Membership {
    * leader, whose exit status belongs to its own waiter.
    */
   Set<ProcessIdentity> seen() {
-    Set<ProcessIdentity> out = new HashSet<>();
-    for (ProcessIdentity id : seen) { // a loop, not removeIf: no lambda on an exited tree's close
-      if (id.pid() != leader.pid()) {
-        out.add(id);
-      }
-    }
-    return Set.copyOf(out);
+    return Set.copyOf(seen);
   }
 
   /**

@@ -55,7 +55,9 @@ final class SessionMembership implements Termination.Membership {
     this.scanner = scanner;
     this.scope = scanner.scope();
     this.signaller = signaller;
-    this.escapeeGrace = min(grace, options.escapeeGrace());
+    Duration checked = TreeOptions.check(grace, "grace");
+    this.escapeeGrace =
+        checked.compareTo(options.escapeeGrace()) <= 0 ? checked : options.escapeeGrace();
     this.verifyTimeout = options.verifyTimeout();
   }
 
@@ -254,9 +256,5 @@ final class SessionMembership implements Termination.Membership {
       }
       signaller.sleep(Math.min(PROBE_POLL.toNanos(), Math.max(0, deadline - System.nanoTime())));
     }
-  }
-
-  private static Duration min(Duration a, Duration b) {
-    return a.compareTo(b) <= 0 ? a : b;
   }
 }

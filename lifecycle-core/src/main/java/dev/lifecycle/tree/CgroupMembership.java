@@ -66,7 +66,8 @@ final class CgroupMembership implements Termination.Membership {
     List<TreeMember> escapees = new ArrayList<>();
     String boot = platform.self().bootId();
     for (long pid : cgroup.members()) {
-      Optional<ProcessInfo> row = platform.info(pid);
+      // A member that is exiting, or outside this pid namespace, is listed as 0: no pid to read.
+      Optional<ProcessInfo> row = pid > 0 ? platform.info(pid) : Optional.empty();
       if (row.isPresent() && !row.get().hasExited()) {
         TreeMember member = member(row.get(), boot, leader);
         (member.foundBy().contains(Discovery.GROUP) ? members : escapees).add(member);

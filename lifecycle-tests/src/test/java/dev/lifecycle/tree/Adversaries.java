@@ -34,6 +34,20 @@ final class Adversaries {
     return sh("trap 'trap \"\" TERM; ( setsid sleep 300 & ) ; exit 0' TERM; sleep 300 & wait");
   }
 
+  /**
+   * Like {@link #escapesOnTerm()}, but the TERM-trapping shell exits only once its descendant has
+   * left the session (the descendant creates {@code escaped} after its setsid).
+   */
+  static ProcessBuilder escapesOnTermThenExits(java.nio.file.Path escaped) {
+    ProcessBuilder b =
+        sh(
+            "trap 'trap \"\" TERM; ( setsid sh -c \": > \\\"$ESCAPED\\\"; exec sleep 300\" & );"
+                + " while [ ! -e \"$ESCAPED\" ]; do sleep 0.01; done; exit 0' TERM;"
+                + " sleep 300 & wait");
+    b.environment().put("ESCAPED", escaped.toString());
+    return b;
+  }
+
   /** A daemon by double fork: its parent exits at once, so it is re-parented to init. */
   static ProcessBuilder doubleFork() {
     return sh("( sleep 300 & ) ; sleep 300 & wait");

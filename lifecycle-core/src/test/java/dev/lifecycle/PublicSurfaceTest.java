@@ -57,6 +57,8 @@ class PublicSurfaceTest {
               "RequestHandler",
               "ShutdownReason",
               "ShutdownReport"),
+          "dev.lifecycle.guard",
+          Set.of("Breach", "BreachHandler", "Ceilings", "Enforcement"),
           "dev.lifecycle.probe",
           Set.of("Endpoint", "EndpointProbe", "ProbeResult"),
           "dev.lifecycle.process",

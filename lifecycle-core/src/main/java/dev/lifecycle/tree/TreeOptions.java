@@ -1,5 +1,6 @@
 package dev.lifecycle.tree;
 
+import dev.lifecycle.guard.Ceilings;
 import dev.lifecycle.internal.Durations;
 import dev.lifecycle.process.Containment;
 import dev.lifecycle.time.Limit;
@@ -24,13 +25,17 @@ import java.util.Optional;
  * @param freezeBeforeKill CGROUP tier: freeze the cgroup before {@code cgroup.kill}, so a fork
  *     storm cannot outrun the kill (the kill itself is atomic; the freeze also stops the storm from
  *     using CPU while the kill walks the members)
+ * @param ceilings memory, process-count and CPU ceilings and the spin rule ({@link Ceilings#none()}
+ *     by default): enforced by the kernel where the CGROUP tier's controllers allow, else by the
+ *     shared watchdog ({@link ProcessTree#enforcement()} says which)
  */
 public record TreeOptions(
     Duration grace,
     Duration escapeeGrace,
     Duration verifyTimeout,
     Optional<Containment.Mode> containment,
-    boolean freezeBeforeKill) {
+    boolean freezeBeforeKill,
+    Ceilings ceilings) {
 
   /** Default grace: enough for a JVM or a Node program to run its shutdown hooks. */
   public static final Duration DEFAULT_GRACE = Duration.ofSeconds(5);
@@ -59,11 +64,13 @@ public record TreeOptions(
    * @param freezeBeforeKill CGROUP tier: freeze the cgroup before {@code cgroup.kill}, so a fork
    *     storm cannot outrun the kill (the kill itself is atomic; the freeze also stops the storm
    *     from using CPU while the kill walks the members)
+   * @param ceilings memory, process-count and CPU ceilings and the spin rule
    * @throws NullPointerException if a component is {@code null}
    * @throws IllegalArgumentException if a duration is negative
    */
   public TreeOptions {
     Objects.requireNonNull(containment, "containment");
+    Objects.requireNonNull(ceilings, "ceilings");
     grace = check(grace, "grace");
     escapeeGrace = check(escapeeGrace, "escapeeGrace");
     verifyTimeout = check(verifyTimeout, "verifyTimeout");
@@ -83,8 +90,28 @@ public record TreeOptions(
   }
 
   /**
+   * Options without ceilings.
+   *
+   * @param grace how long the tree may take to exit after SIGTERM before SIGKILL
+   * @param escapeeGrace the grace of an escapee found only after the tree's group was verified
+   *     empty
+   * @param verifyTimeout how long to wait after SIGKILL before the rest is reported as survivors
+   * @param containment the containment this tree asks for; empty: as configured for the JVM
+   * @param freezeBeforeKill CGROUP tier: freeze the cgroup before {@code cgroup.kill}
+   * @throws IllegalArgumentException if a duration is negative
+   */
+  public TreeOptions(
+      Duration grace,
+      Duration escapeeGrace,
+      Duration verifyTimeout,
+      Optional<Containment.Mode> containment,
+      boolean freezeBeforeKill) {
+    this(grace, escapeeGrace, verifyTimeout, containment, freezeBeforeKill, Ceilings.none());
+  }
+
+  /**
    * The defaults: {@link #DEFAULT_GRACE}, {@link #DEFAULT_ESCAPEE_GRACE}, {@link
-   * #DEFAULT_VERIFY_TIMEOUT}, the JVM's configured containment, no freeze.
+   * #DEFAULT_VERIFY_TIMEOUT}, the JVM's configured containment, no freeze, no ceilings.
    *
    * @return the default options
    */
@@ -100,7 +127,8 @@ public record TreeOptions(
    * @throws IllegalArgumentException if {@code value} is negative
    */
   public TreeOptions withGrace(Duration value) {
-    return new TreeOptions(value, escapeeGrace, verifyTimeout, containment, freezeBeforeKill);
+    return new TreeOptions(
+        value, escapeeGrace, verifyTimeout, containment, freezeBeforeKill, ceilings);
   }
 
   /**
@@ -111,7 +139,7 @@ public record TreeOptions(
    * @throws IllegalArgumentException if {@code value} is negative
    */
   public TreeOptions withEscapeeGrace(Duration value) {
-    return new TreeOptions(grace, value, verifyTimeout, containment, freezeBeforeKill);
+    return new TreeOptions(grace, value, verifyTimeout, containment, freezeBeforeKill, ceilings);
   }
 
   /**
@@ -122,7 +150,7 @@ public record TreeOptions(
    * @throws IllegalArgumentException if {@code value} is negative
    */
   public TreeOptions withVerifyTimeout(Duration value) {
-    return new TreeOptions(grace, escapeeGrace, value, containment, freezeBeforeKill);
+    return new TreeOptions(grace, escapeeGrace, value, containment, freezeBeforeKill, ceilings);
   }
 
   /**
@@ -132,7 +160,8 @@ public record TreeOptions(
    * @return new options; these are unchanged
    */
   public TreeOptions withContainment(Containment.Mode mode) {
-    return new TreeOptions(grace, escapeeGrace, verifyTimeout, Optional.of(mode), freezeBeforeKill);
+    return new TreeOptions(
+        grace, escapeeGrace, verifyTimeout, Optional.of(mode), freezeBeforeKill, ceilings);
   }
 
   /**
@@ -142,7 +171,19 @@ public record TreeOptions(
    * @return new options; these are unchanged
    */
   public TreeOptions withFreezeBeforeKill(boolean value) {
-    return new TreeOptions(grace, escapeeGrace, verifyTimeout, containment, value);
+    return new TreeOptions(grace, escapeeGrace, verifyTimeout, containment, value, ceilings);
+  }
+
+  /**
+   * A copy with other ceilings.
+   *
+   * @param value memory, process-count and CPU ceilings and the spin rule; {@link Ceilings#none()}
+   *     to watch nothing
+   * @return new options; these are unchanged
+   */
+  public TreeOptions withCeilings(Ceilings value) {
+    return new TreeOptions(
+        grace, escapeeGrace, verifyTimeout, containment, freezeBeforeKill, value);
   }
 
   static Duration check(Duration value, String name) {

@@ -1,7 +1,13 @@
 package dev.lifecycle.process;
 
+import dev.lifecycle.guard.Breach;
+import dev.lifecycle.guard.Enforcement;
+import dev.lifecycle.process.cgroup.Cgroup;
+import dev.lifecycle.process.cgroup.CgroupCeilings;
+import java.util.EnumSet;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * What a {@link ProcessPlatform} can guarantee on this machine, detected once. Callers (and tests)
@@ -47,5 +53,24 @@ public record Capabilities(
    */
   public Containment containment() {
     return Containment.current();
+  }
+
+  /**
+   * Who would enforce each kind of ceiling ({@code dev.lifecycle.guard.Ceilings}) for a tree
+   * spawned now: the kernel where the CGROUP tier's parent cgroup offers the controller and it can
+   * be enabled for the trees' cgroups, the watchdog otherwise (and for the spin rule always), with
+   * the reason, e.g. {@code watchdog: memory, processes, cpu, spin (cgroup v2 at
+   * /sys/fs/cgroup/unified offers hugetlb only (no memory, pids, cpu))}. Reads the files again at
+   * every call and changes nothing; a tree's own {@code enforcement()} says what it got.
+   *
+   * @return the enforcement a tree with every ceiling set would get here
+   */
+  public Enforcement ceilingEnforcement() {
+    Containment c = containment();
+    if (c.tier() == ContainmentTier.CGROUP && c.parent().isPresent()) {
+      return CgroupCeilings.available(Cgroup.at(c.parent().get()));
+    }
+    return new Enforcement(
+        Set.of(), EnumSet.allOf(Breach.Kind.class), "SESSION tier: " + c.reason());
   }
 }

@@ -1,5 +1,8 @@
 package dev.lifecycle.tree;
 
+import dev.lifecycle.guard.Breach;
+import dev.lifecycle.guard.Enforcement;
+import dev.lifecycle.guard.watchdog.Watchdog;
 import dev.lifecycle.internal.Backoff;
 import dev.lifecycle.internal.LazyLogger;
 import dev.lifecycle.internal.Threads;
@@ -77,6 +80,9 @@ public final class ProcessTree implements AutoCloseable {
   private final Optional<Cgroup> cgroup;
   private final String tierReason;
   private final String leaderText;
+  private final Enforcement enforcement;
+  private final AtomicReference<Breach> breach = new AtomicReference<>();
+  private final Watchdog.Registration guard;
 
   ProcessTree(
       ProcessPlatform platform,
@@ -84,8 +90,10 @@ public final class ProcessTree implements AutoCloseable {
       TreeOptions options,
       Optional<Cgroup> cgroup,
       String tierReason,
-      String leaderText) {
+      String leaderText,
+      Enforcement enforcement) {
     this.platform = platform;
+    this.enforcement = enforcement;
     this.leader = leader;
     this.options = options;
     this.cgroup = cgroup;
@@ -113,6 +121,15 @@ public final class ProcessTree implements AutoCloseable {
                     CgroupRemoval.removeQuietly(c);
                   });
         });
+    this.guard =
+        GuardedTree.watch(
+            platform, scanner, cgroup, options, enforcement, this::endFor, reportLabel());
+  }
+
+  /** The watchdog's way to end the tree: the breach becomes the report's reason. */
+  void endFor(Breach b) {
+    breach.compareAndSet(null, b);
+    terminateAsync(options.grace());
   }
 
   /**
@@ -257,6 +274,16 @@ public final class ProcessTree implements AutoCloseable {
   }
 
   /**
+   * Which of this tree's ceilings ({@link TreeOptions#ceilings()}) the kernel enforces and which
+   * the shared watchdog judges, and why (e.g. {@code watchdog: spin (SESSION tier: ...)}).
+   *
+   * @return the enforcement in force; {@link Enforcement#isNone()} when no ceiling is set
+   */
+  public Enforcement enforcement() {
+    return enforcement;
+  }
+
+  /**
    * Whether this tree is ended with group signals (else process by process).
    *
    * @return {@code true} if signals go to the tree's process group with {@code killpg}
@@ -376,6 +403,7 @@ public final class ProcessTree implements AutoCloseable {
   }
 
   private void run(CompletableFuture<TerminationReport> result, Duration grace) {
+    guard.close();
     try {
       Scope scope = scanner.scope();
       Signaller signaller =
@@ -400,6 +428,8 @@ public final class ProcessTree implements AutoCloseable {
                   tierReason,
                   reportLabel())
               .run();
+      Breach cause = breach.get();
+      report = cause == null ? report : report.withBreach(cause);
       // Only what was seen left is logged, not the SESSION tier's standing blind spot: a clean
       // close is the caller's to log, and the client path creates no logger.
       if (!report.noSurvivorSeen()) {

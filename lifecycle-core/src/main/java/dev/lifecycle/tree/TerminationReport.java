@@ -1,5 +1,6 @@
 package dev.lifecycle.tree;
 
+import dev.lifecycle.guard.Breach;
 import dev.lifecycle.process.ContainmentTier;
 import dev.lifecycle.process.ProcessIdentity;
 import java.time.Duration;
@@ -7,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -42,6 +44,8 @@ import java.util.TreeSet;
  *     {@link #SESSION_BLIND_SPOT} first, then one line per suspect; empty when everything was
  *     proven
  * @param leader the leader's pid and command line, for people reading the report
+ * @param breach the ceiling whose breach ended the tree (measured value, limit, window), or empty
+ *     when the tree was ended for another reason
  */
 public record TerminationReport(
     Stage endedBy,
@@ -56,7 +60,8 @@ public record TerminationReport(
     ContainmentTier tier,
     String tierReason,
     List<String> unprovable,
-    String leader) {
+    String leader,
+    Optional<Breach> breach) {
 
   /**
    * What no SESSION-tier termination can rule out, the first line of every SESSION report's {@link
@@ -97,9 +102,11 @@ public record TerminationReport(
    * @param unprovable what this tier could not prove gone, each with the reason; in SESSION tier
    *     {@link #SESSION_BLIND_SPOT} is put first when missing
    * @param leader the leader's pid and command line, for people reading the report
+   * @param breach the ceiling whose breach ended the tree, or empty
    * @throws NullPointerException if a component is {@code null}
    */
   public TerminationReport {
+    Objects.requireNonNull(breach, "breach");
     Objects.requireNonNull(endedBy, "endedBy");
     Objects.requireNonNull(elapsed, "elapsed");
     Objects.requireNonNull(tier, "tier");
@@ -112,6 +119,79 @@ public record TerminationReport(
     survivors = List.copyOf(survivors);
     problems = List.copyOf(problems);
     unprovable = withBlindSpot(tier, unprovable);
+  }
+
+  /**
+   * A report of a tree not ended by a breach.
+   *
+   * @param endedBy the stage that ended the tree
+   * @param processGroupId the group that was signalled as a whole, or {@code -1}
+   * @param terminated pids sent SIGTERM
+   * @param killed pids sent SIGKILL
+   * @param escapees processes found outside the tree's group, and how each was found
+   * @param skipped processes never signalled because their pid now names another process
+   * @param survivors processes still alive after SIGKILL and the bounded verification
+   * @param problems unexpected failures met on the way
+   * @param elapsed wall time from the first check to the end of the sweep
+   * @param tier the containment tier the tree had
+   * @param tierReason where the tree's cgroup was, or why the tree had no cgroup
+   * @param unprovable what this tier could not prove gone, each with the reason
+   * @param leader the leader's pid and command line
+   * @throws NullPointerException if a component is {@code null}
+   */
+  public TerminationReport(
+      Stage endedBy,
+      long processGroupId,
+      Set<Long> terminated,
+      Set<Long> killed,
+      List<TreeMember> escapees,
+      List<ProcessIdentity> skipped,
+      List<TreeMember> survivors,
+      List<String> problems,
+      Duration elapsed,
+      ContainmentTier tier,
+      String tierReason,
+      List<String> unprovable,
+      String leader) {
+    this(
+        endedBy,
+        processGroupId,
+        terminated,
+        killed,
+        escapees,
+        skipped,
+        survivors,
+        problems,
+        elapsed,
+        tier,
+        tierReason,
+        unprovable,
+        leader,
+        Optional.empty());
+  }
+
+  /**
+   * This report, naming {@code value} as the reason the tree was ended.
+   *
+   * @param value the breach of a ceiling that ended the tree
+   * @return a copy with the breach
+   */
+  public TerminationReport withBreach(Breach value) {
+    return new TerminationReport(
+        endedBy,
+        processGroupId,
+        terminated,
+        killed,
+        escapees,
+        skipped,
+        survivors,
+        problems,
+        elapsed,
+        tier,
+        tierReason,
+        unprovable,
+        leader,
+        Optional.of(value));
   }
 
   /** No stream: this runs at the close of an exited tree, in a cold JVM. */
@@ -153,9 +233,9 @@ public record TerminationReport(
 
   /**
    * One line for people, e.g. {@code TerminationReport[ended by TERM in 1.04 s, tier CGROUP, leader
-   * 4711 (sh -c server.sh), group 4711, TERM 200 pids 4711..4910, KILL [], complete]}; the verdict
-   * at the end is {@code complete}, {@code no survivor seen, not proven} (SESSION tier) or {@code
-   * INCOMPLETE}.
+   * 4711 (sh -c server.sh), group 4711, TERM 200 pids 4711..4910, KILL [], complete]}, with {@code
+   * after breach spin: ...} after the leader when a ceiling ended the tree; the verdict at the end
+   * is {@code complete}, {@code no survivor seen, not proven} (SESSION tier) or {@code INCOMPLETE}.
    */
   @Override
   public String toString() {
@@ -171,6 +251,9 @@ public record TerminationReport(
     }
     if (!leader.isEmpty()) {
       out.append(", leader ").append(leader);
+    }
+    if (breach.isPresent()) {
+      out.append(", after breach ").append(breach.get());
     }
     if (processGroupId > 0) {
       out.append(", group ").append(processGroupId);

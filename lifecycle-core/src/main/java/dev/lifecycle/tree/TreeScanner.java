@@ -75,7 +75,11 @@ final class TreeScanner {
    * of frequent polls ({@code withCookie = false}); processes it found before stay known.
    */
   Scan scan(boolean withCookie) {
-    ProcessTable table = platform.snapshot();
+    return scan(platform.snapshot(), withCookie);
+  }
+
+  /** {@link #scan(boolean)} on a snapshot shared with others (the watchdog's tick). */
+  Scan scan(ProcessTable table, boolean withCookie) {
     String boot = table.bootId();
     ProcessInfo anchorRow = table.get(scope.anchor().pid()).orElse(null);
     if (anchorRow != null

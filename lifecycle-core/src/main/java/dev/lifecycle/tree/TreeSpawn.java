@@ -1,5 +1,6 @@
 package dev.lifecycle.tree;
 
+import dev.lifecycle.guard.Enforcement;
 import dev.lifecycle.internal.LazyLogger;
 import dev.lifecycle.process.Containment;
 import dev.lifecycle.process.ContainmentTier;
@@ -84,6 +85,7 @@ final class TreeSpawn {
       CgroupRemoval.removeQuietly(own);
       throw e;
     }
+    Enforcement enforcement = GuardedTree.inCgroup(parent, own, options);
     SupervisedProcess child;
     try {
       child = platform.spawn(builder, spawn.withCgroup(own.path()));
@@ -101,7 +103,8 @@ final class TreeSpawn {
         options,
         Optional.of(own),
         "cgroup " + own + " under " + containment.reason(),
-        text);
+        text,
+        enforcement);
   }
 
   /** AUTO mode: a cgroup that cannot be used for this spawn leaves the tree in SESSION tier. */
@@ -134,7 +137,13 @@ final class TreeSpawn {
       throws IOException {
     announce(beforeStart, new TreePlacement(spawn.treeCookie(), Optional.empty()));
     return new ProcessTree(
-        platform, platform.spawn(builder, spawn), options, Optional.empty(), reason, text);
+        platform,
+        platform.spawn(builder, spawn),
+        options,
+        Optional.empty(),
+        reason,
+        text,
+        GuardedTree.watchdogOnly(options, reason));
   }
 
   private static void announce(Consumer<TreePlacement> hook, TreePlacement placement)

@@ -1,0 +1,273 @@
+package dev.lifecycle.guard.watchdog;
+
+import dev.lifecycle.guard.Breach;
+import dev.lifecycle.guard.BreachHandler;
+import dev.lifecycle.guard.Ceilings;
+import dev.lifecycle.guard.Enforcement;
+import dev.lifecycle.internal.LazyLogger;
+import dev.lifecycle.process.ProcessInfo;
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.ProcessTable;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * One watched tree's rules and the state they need between samples: CPU time per member, the
+ * trailing window of the CPU ceiling, the start of the current spin. Confined to the sampler thread
+ * but {@link #nextDue()}, which the loop reads under its lock.
+ */
+final class Judge {
+  private static final LazyLogger LOG = LazyLogger.of(Judge.class);
+
+  /** Slowest sampling: memory and process ceilings are levels, a second is soon enough. */
+  static final Duration MAX_INTERVAL = Duration.ofSeconds(1);
+
+  /** Fastest sampling, for short windows: below this the sampler costs more than it tells. */
+  static final Duration MIN_INTERVAL = Duration.ofMillis(100);
+
+  /** Samples per window: a spin must hold through several, so one lucky sample is no spin. */
+  private static final int SAMPLES_PER_WINDOW = 5;
+
+  /** After a handler kept the tree, the same ceiling is quiet at least this long. */
+  private static final Duration QUIET_AFTER_KEEP = Duration.ofMinutes(1);
+
+  private static final int TOP = 3;
+
+  private final Watched tree;
+  private final ProcessPlatform platform;
+  private final Ceilings ceilings;
+  private final Enforcement enforcement;
+  private final long interval;
+  private final int cores = Runtime.getRuntime().availableProcessors();
+  private volatile long nextDue;
+
+  private Map<Long, Long> lastCpu = new HashMap<>(); // pid ^ start time -> cpu nanos
+  private long lastCumulative = -1;
+  private long lastWall;
+  private boolean primed;
+  private final ArrayDeque<long[]> history = new ArrayDeque<>(); // {span nanos, cpu nanos}
+  private long historySpan;
+  private long historyCpu;
+  private long spinSince = -1;
+  private long spinCpu;
+  private final long[] quietUntil = new long[Breach.Kind.values().length];
+
+  Judge(Watched tree, ProcessPlatform platform, Ceilings c, Enforcement e, long now) {
+    this.tree = tree;
+    this.platform = platform;
+    this.ceilings = c;
+    this.enforcement = e;
+    this.interval = intervalNanos(c);
+    this.nextDue = now;
+  }
+
+  /**
+   * A fifth of the shortest CPU window, between {@link #MIN_INTERVAL} and {@link #MAX_INTERVAL}.
+   */
+  static long intervalNanos(Ceilings c) {
+    long shortest = MAX_INTERVAL.toNanos() * SAMPLES_PER_WINDOW;
+    if (c.cpu().isEnabled()) {
+      shortest = Math.min(shortest, c.cpu().window().toNanos());
+    }
+    if (c.spin().isEnabled()) {
+      shortest = Math.min(shortest, c.spin().window().toNanos());
+    }
+    return Math.max(MIN_INTERVAL.toNanos(), Math.min(MAX_INTERVAL.toNanos(), shortest / 5));
+  }
+
+  Watched tree() {
+    return tree;
+  }
+
+  ProcessPlatform platform() {
+    return platform;
+  }
+
+  long nextDue() {
+    return nextDue;
+  }
+
+  /**
+   * Samples the tree once and applies every rule.
+   *
+   * @return {@code false} when the tree is gone or was ended: stop watching it
+   */
+  boolean tick(ProcessTable table, long now) {
+    nextDue = now + interval;
+    List<ProcessInfo> members;
+    try {
+      members = tree.members(table);
+    } catch (IOException e) {
+      LOG.debug("runaway guard: cannot read the members of {}", tree.label(), e);
+      return true;
+    }
+    if (members.isEmpty()) {
+      return false;
+    }
+    if (!enforcement.kernel().isEmpty()) {
+      Breach byKernel = tree.kernelBreach();
+      if (byKernel != null && act(byKernel, now)) {
+        return false;
+      }
+    }
+    Map<Long, Long> cpu = new HashMap<>(members.size() * 2);
+    long[] deltas = new long[members.size()];
+    long live = 0;
+    long rss = 0;
+    boolean rssKnown = false;
+    for (int i = 0; i < members.size(); i++) {
+      ProcessInfo m = members.get(i);
+      long key = m.pid() * 1_000_003L ^ m.startTime();
+      long now_ = m.cpuTime().toNanos();
+      cpu.put(key, now_);
+      Long before = lastCpu.get(key);
+      // A member first seen after the first sample started since the last one: all its time is new.
+      deltas[i] = before != null ? Math.max(0, now_ - before) : primed ? now_ : 0;
+      live += deltas[i];
+      if (m.residentBytes() >= 0) {
+        rss += m.residentBytes();
+        rssKnown = true;
+      }
+    }
+    long cumulative = tree.cumulativeCpuNanos();
+    long span = now - lastWall;
+    long delta =
+        cumulative >= 0 && lastCumulative >= 0 ? Math.max(0, cumulative - lastCumulative) : live;
+    lastCpu = cpu;
+    lastCumulative = cumulative;
+    lastWall = now;
+    boolean judgeCpu = primed && span > 0;
+    primed = true;
+
+    Breach breach = null;
+    if (watches(Breach.Kind.PROCESSES)
+        && ceilings.processes() > 0
+        && members.size() > ceilings.processes()) {
+      breach = breach(Breach.Kind.PROCESSES, members.size(), ceilings.processes(), Duration.ZERO);
+    } else if (watches(Breach.Kind.MEMORY)
+        && ceilings.memoryBytes() > 0
+        && rssKnown
+        && rss > ceilings.memoryBytes()) {
+      breach = breach(Breach.Kind.MEMORY, rss, ceilings.memoryBytes(), Duration.ZERO);
+    }
+    if (breach == null && judgeCpu) {
+      delta =
+          Math.min(delta, span * cores); // a late-found member's old time is not this interval's
+      breach = cpuRules(span, delta);
+    }
+    if (breach != null) {
+      breach = withTop(breach, members, deltas, span);
+      return !act(breach, now);
+    }
+    return true;
+  }
+
+  private Breach cpuRules(long span, long delta) {
+    Ceilings.CpuRule cpu = ceilings.cpu();
+    if (cpu.isEnabled() && watches(Breach.Kind.CPU)) {
+      history.addLast(new long[] {span, delta});
+      historySpan += span;
+      historyCpu += delta;
+      long window = cpu.window().toNanos();
+      while (history.size() > 1 && historySpan - history.peekFirst()[0] >= window) {
+        long[] first = history.removeFirst();
+        historySpan -= first[0];
+        historyCpu -= first[1];
+      }
+      double average = (double) historyCpu / historySpan;
+      if (historySpan >= window && average > cpu.share()) {
+        return breach(Breach.Kind.CPU, average, cpu.share(), cpu.window());
+      }
+    }
+    Ceilings.CpuRule spin = ceilings.spin();
+    if (spin.isEnabled()) {
+      double share = (double) delta / span;
+      if (share >= spin.share()) {
+        if (spinSince < 0) {
+          spinSince = lastWall - span;
+          spinCpu = 0;
+        }
+        spinCpu += delta;
+        long spun = lastWall - spinSince;
+        if (spun >= spin.window().toNanos()) {
+          return breach(Breach.Kind.SPIN, (double) spinCpu / spun, spin.share(), spin.window());
+        }
+      } else {
+        spinSince = -1; // one sample below the share: a burst, not a spin
+      }
+    }
+    return null;
+  }
+
+  private boolean watches(Breach.Kind kind) {
+    return !enforcement.kernel().contains(kind) || kind == Breach.Kind.SPIN;
+  }
+
+  private static Breach breach(Breach.Kind kind, double measured, double limit, Duration window) {
+    return new Breach(kind, measured, limit, window, Enforcement.By.WATCHDOG, List.of());
+  }
+
+  private Breach withTop(Breach b, List<ProcessInfo> members, long[] deltas, long span) {
+    List<Integer> order = new ArrayList<>();
+    for (int i = 0; i < members.size(); i++) {
+      order.add(i);
+    }
+    boolean byMemory = b.kind() == Breach.Kind.MEMORY;
+    order.sort(
+        (x, y) ->
+            byMemory
+                ? Long.compare(members.get(y).residentBytes(), members.get(x).residentBytes())
+                : Long.compare(deltas[y], deltas[x]));
+    List<String> top = new ArrayList<>();
+    for (int i = 0; i < Math.min(TOP, order.size()); i++) {
+      ProcessInfo m = members.get(order.get(i));
+      double share = span > 0 ? (double) deltas[order.get(i)] / span : 0;
+      top.add(
+          String.format(
+              Locale.ROOT,
+              "%d %s (%.2f core, %.1f MiB)",
+              m.pid(),
+              m.command(),
+              share,
+              Math.max(0, m.residentBytes()) / (1024.0 * 1024.0)));
+    }
+    return new Breach(b.kind(), b.measured(), b.limit(), b.window(), b.by(), top);
+  }
+
+  /** Logs, asks the handler, ends the tree unless kept. @return {@code true} if ended */
+  private boolean act(Breach breach, long now) {
+    int kind = breach.kind().ordinal();
+    if (quietUntil[kind] != 0 && quietUntil[kind] - now > 0) {
+      return false;
+    }
+    LOG.warn(
+        "runaway guard: tree {} breached {}; enforcement {}", tree.label(), breach, enforcement);
+    BreachHandler.Verdict verdict;
+    try {
+      verdict = ceilings.handler().onBreach(breach);
+    } catch (RuntimeException e) {
+      LOG.warn("runaway guard: the breach handler of {} failed; ending the tree", tree.label(), e);
+      verdict = BreachHandler.Verdict.TERMINATE;
+    }
+    if (verdict != BreachHandler.Verdict.KEEP) {
+      tree.end(breach);
+      return true;
+    }
+    long quiet = Math.max(QUIET_AFTER_KEEP.toNanos(), breach.window().toNanos());
+    quietUntil[kind] = now + quiet;
+    if (quietUntil[kind] == 0) {
+      quietUntil[kind] = 1;
+    }
+    spinSince = -1;
+    history.clear();
+    historySpan = 0;
+    historyCpu = 0;
+    return false;
+  }
+}

@@ -136,10 +136,11 @@ class PublicSurfaceTest {
     }
     assertThat(toEveryone).containsExactlyInAnyOrderElementsOf(API.keySet());
     assertThat(qualified).isEqualTo(new TreeMap<>(QUALIFIED));
-    // process.jdk (the fallback platform) is loaded by name, never exported.
+    // process.jdk (the fallback platform) is loaded by name and guard.watchdog is reached through
+    // trees only: neither is exported.
     assertThat(packagesOf(classesOf(ProcessPlatform.class)))
-        .contains("dev.lifecycle.process.jdk")
-        .hasSize(API.size() + QUALIFIED.size() + 1);
+        .contains("dev.lifecycle.process.jdk", "dev.lifecycle.guard.watchdog")
+        .hasSize(API.size() + QUALIFIED.size() + 2);
   }
 
   @Test

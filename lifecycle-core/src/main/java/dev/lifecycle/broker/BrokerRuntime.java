@@ -1,5 +1,6 @@
 package dev.lifecycle.broker;
 
+import dev.lifecycle.guard.Ceilings;
 import dev.lifecycle.internal.Durations;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.record.RecordStore;
@@ -78,6 +79,16 @@ public final class BrokerRuntime implements AutoCloseable {
    * Node backend to run its shutdown hooks.
    */
   public static final Duration DEFAULT_BACKEND_GRACE = Duration.ofSeconds(5);
+
+  /**
+   * Prefix of the system properties that set the backends' ceilings: {@code .memory}, {@code
+   * .processes}, {@code .cpu}, {@code .cpu.window}, {@code .spin}, {@code .spin.window} ({@link
+   * Ceilings#fromConfig}).
+   */
+  public static final String BACKEND_CEILINGS_PROPERTY_PREFIX = "lifecycle.broker.backend";
+
+  /** Prefix of the environment variables that set the backends' ceilings ({@code _MEMORY}...). */
+  public static final String BACKEND_CEILINGS_ENV_PREFIX = "LIFECYCLE_BROKER_BACKEND";
 
   /**
    * The line a broker writes on every connection it accepts while it is not shutting down, before
@@ -159,7 +170,10 @@ public final class BrokerRuntime implements AutoCloseable {
    *     left running then)
    */
   public ProcessTree spawnBackend(ProcessBuilder builder) throws IOException {
-    TreeOptions options = TreeOptions.defaults().withGrace(settings.backendGrace);
+    TreeOptions options =
+        TreeOptions.defaults()
+            .withGrace(settings.backendGrace)
+            .withCeilings(settings.backendCeilings);
     Tether bindTo = settings.backendTether();
     return adopt(bindTo.spawn(settings.platform, builder, options).tree());
   }
@@ -256,6 +270,7 @@ public final class BrokerRuntime implements AutoCloseable {
     Limit startupTimeout;
     Limit idleTimeout;
     Optional<Duration> backendGrace = Optional.empty();
+    Optional<Ceilings> backendCeilings = Optional.empty();
     boolean tcp;
     Startup startup;
     BackendExit backendExit = BackendExit.shutDown();
@@ -408,6 +423,19 @@ public final class BrokerRuntime implements AutoCloseable {
      */
     public Builder backendGrace(Duration value) {
       backendGrace = Optional.of(Durations.nonNegative(value, "backendGrace"));
+      return this;
+    }
+
+    /**
+     * The ceilings of every backend tree ({@link #spawnBackend}): memory, processes, CPU and the
+     * spin rule. Without it, each is configured ({@value #BACKEND_CEILINGS_PROPERTY_PREFIX}{@code
+     * .memory} and so on, see {@link Ceilings#fromConfig}) or off.
+     *
+     * @param value the backends' ceilings; {@link Ceilings#none()} for none
+     * @return this builder
+     */
+    public Builder backendCeilings(Ceilings value) {
+      backendCeilings = Optional.of(Objects.requireNonNull(value, "backendCeilings"));
       return this;
     }
 

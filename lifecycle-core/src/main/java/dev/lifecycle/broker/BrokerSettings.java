@@ -1,5 +1,6 @@
 package dev.lifecycle.broker;
 
+import dev.lifecycle.guard.Ceilings;
 import dev.lifecycle.internal.Setting;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.record.RecordStore;
@@ -33,6 +34,7 @@ final class BrokerSettings {
   final Limit startupTimeout;
   final Limit idleTimeout;
   final Duration backendGrace;
+  final Ceilings backendCeilings;
   final boolean tcp;
   final BrokerRuntime.Startup startup; // null: none
   final BackendExit backendExit;
@@ -52,6 +54,13 @@ final class BrokerSettings {
     startupTimeout = BrokerLimits.STARTUP.or(b.startupTimeout);
     idleTimeout = BrokerLimits.IDLE.or(b.idleTimeout);
     backendGrace = BACKEND_GRACE.resolve(b.backendGrace);
+    backendCeilings =
+        b.backendCeilings.isPresent()
+            ? b.backendCeilings.get()
+            : Ceilings.fromConfig(
+                BrokerRuntime.BACKEND_CEILINGS_PROPERTY_PREFIX,
+                BrokerRuntime.BACKEND_CEILINGS_ENV_PREFIX,
+                Ceilings.none());
     tcp = b.tcp;
     startup = b.startup;
     backendExit = b.backendExit;

@@ -1,7 +1,9 @@
 package dev.lifecycle.guard;
 
 import dev.lifecycle.internal.Durations;
+import dev.lifecycle.internal.Setting;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -127,6 +129,107 @@ public record Ceilings(
    */
   public static Ceilings none() {
     return NONE;
+  }
+
+  /** The window a configured CPU rule gets when only its share is configured. */
+  public static final Duration DEFAULT_WINDOW = Duration.ofSeconds(60);
+
+  /**
+   * Ceilings from configuration, each one on its own: the system property {@code <prefix>.memory},
+   * else the variable {@code <PREFIX>_MEMORY}, else {@code defaults}' value; likewise {@code
+   * .processes} / {@code _PROCESSES}, {@code .cpu} / {@code _CPU} with {@code .cpu.window} / {@code
+   * _CPU_WINDOW}, and {@code .spin} / {@code _SPIN} with {@code .spin.window} / {@code
+   * _SPIN_WINDOW}. Memory reads as bytes with an optional binary suffix ({@code 512m}, {@code 2g},
+   * {@code k}, {@code t}), processes as a count, shares as decimals ({@code 0.9}), windows in the
+   * {@code Limit} grammar ({@code 60s}, {@code 5m}); {@code 0} disables, huge values clamp, and
+   * unusable text is logged at WARN and the next source down used. A window set to {@code 0} is
+   * unusable (a rule cannot be judged over nothing); a share set without a window gets {@code
+   * defaults}' window, else {@link #DEFAULT_WINDOW}. The handler is {@code defaults}'.
+   *
+   * @param propertyPrefix e.g. {@code lifecycle.broker.backend}
+   * @param variablePrefix e.g. {@code LIFECYCLE_BROKER_BACKEND}
+   * @param defaults the values where nothing is configured
+   * @return the resolved ceilings
+   */
+  public static Ceilings fromConfig(
+      String propertyPrefix, String variablePrefix, Ceilings defaults) {
+    Objects.requireNonNull(propertyPrefix, "propertyPrefix");
+    Objects.requireNonNull(variablePrefix, "variablePrefix");
+    long memory =
+        Setting.of(
+                propertyPrefix + ".memory",
+                variablePrefix + "_MEMORY",
+                defaults.memoryBytes,
+                Ceilings::parseBytes)
+            .resolve();
+    long count =
+        Setting.of(
+                propertyPrefix + ".processes",
+                variablePrefix + "_PROCESSES",
+                defaults.processes,
+                Ceilings::parseCount)
+            .resolve();
+    CpuRule cpu = rule(propertyPrefix + ".cpu", variablePrefix + "_CPU", defaults.cpu);
+    CpuRule spin = rule(propertyPrefix + ".spin", variablePrefix + "_SPIN", defaults.spin);
+    return new Ceilings(memory, count, cpu, spin, defaults.handler);
+  }
+
+  private static CpuRule rule(String property, String variable, CpuRule fallback) {
+    double share = Setting.of(property, variable, fallback.share(), Ceilings::parseShare).resolve();
+    Duration window =
+        Setting.of(
+                property + ".window",
+                variable + "_WINDOW",
+                fallback.isEnabled() ? fallback.window() : DEFAULT_WINDOW,
+                Ceilings::parseWindow)
+            .resolve();
+    return new CpuRule(share, window);
+  }
+
+  static long parseBytes(String text) {
+    String t = text.trim().toLowerCase(Locale.ROOT);
+    int shift = 0;
+    if (!t.isEmpty()) {
+      switch (t.charAt(t.length() - 1)) {
+        case 'k' -> shift = 10;
+        case 'm' -> shift = 20;
+        case 'g' -> shift = 30;
+        case 't' -> shift = 40;
+        default -> shift = 0;
+      }
+    }
+    String digits = shift == 0 ? t : t.substring(0, t.length() - 1);
+    long value = parseCount(digits);
+    return value > (MAX_MEMORY_BYTES >> shift) ? MAX_MEMORY_BYTES : value << shift;
+  }
+
+  static long parseCount(String text) {
+    String t = text.trim();
+    if (t.isEmpty() || !t.chars().allMatch(Character::isDigit)) {
+      throw new IllegalArgumentException(
+          "not a whole number >= 0 (0 disables the ceiling): \"" + text + "\"");
+    }
+    // More digits than a long holds is "huge": clamped, never overflowed.
+    return t.length() > 18 ? Long.MAX_VALUE >> 1 : Math.min(Long.parseLong(t), MAX_MEMORY_BYTES);
+  }
+
+  static double parseShare(String text) {
+    double value;
+    try {
+      value = Double.parseDouble(text.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("not a share of a core such as 0.9: \"" + text + "\"");
+    }
+    new CpuRule(value, Duration.ofSeconds(1)); // the same checks as in code
+    return Math.min(value, MAX_CPU_SHARE);
+  }
+
+  static Duration parseWindow(String text) {
+    Duration d = Durations.parse(text);
+    if (d.isZero()) {
+      throw new IllegalArgumentException("a window of 0 cannot be judged");
+    }
+    return d;
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.lifecycle.worker;
 
+import dev.lifecycle.guard.Ceilings;
 import dev.lifecycle.internal.Durations;
 import dev.lifecycle.internal.Setting;
 import dev.lifecycle.internal.Threads;
@@ -73,6 +74,28 @@ public final class Worker implements AutoCloseable {
 
   /** 5 seconds from SIGTERM to SIGKILL, as for any tree. */
   public static final Duration DEFAULT_GRACE = Duration.ofSeconds(5);
+
+  /**
+   * Prefix of the system properties that set the ceilings of worker trees ({@code
+   * lifecycle.worker.memory}, {@code .processes}, {@code .cpu}, {@code .cpu.window}, {@code .spin},
+   * {@code .spin.window}; {@link Ceilings#fromConfig}). Not to be confused with the wall-clock
+   * {@value #CEILING_PROPERTY}.
+   */
+  public static final String CEILINGS_PROPERTY_PREFIX = "lifecycle.worker";
+
+  /** Prefix of the environment variables that set the ceilings of worker trees. */
+  public static final String CEILINGS_ENV_PREFIX = "LIFECYCLE_WORKER";
+
+  /**
+   * The configured ceilings for worker trees, for the program that starts workers as {@code
+   * ProcessTree}s: pass them to {@code TreeOptions.withCeilings}. Off unless configured.
+   *
+   * @return the ceilings from {@value #CEILINGS_PROPERTY_PREFIX}{@code .*} and {@value
+   *     #CEILINGS_ENV_PREFIX}{@code _*}, else {@link Ceilings#none()}
+   */
+  public static Ceilings configuredCeilings() {
+    return Ceilings.fromConfig(CEILINGS_PROPERTY_PREFIX, CEILINGS_ENV_PREFIX, Ceilings.none());
+  }
 
   private static final Setting<Limit> CEILING =
       Setting.of(CEILING_PROPERTY, CEILING_ENV, DEFAULT_CEILING, Limit::parse);

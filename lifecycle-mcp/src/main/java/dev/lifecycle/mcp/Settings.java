@@ -1,5 +1,6 @@
 package dev.lifecycle.mcp;
 
+import dev.lifecycle.guard.Ceilings;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.tether.Tether;
 import io.modelcontextprotocol.client.transport.ServerParameters;
@@ -17,6 +18,7 @@ record Settings(
     McpJsonMapper mapper,
     ShutdownLadder ladder,
     ServerLimits limits,
+    Ceilings ceilings,
     Optional<Path> directory,
     Supplier<Tether> tether,
     ProcessPlatform platform,
@@ -35,6 +37,12 @@ record Settings(
             System::getenv),
         ServerLimits.resolve(
             builder.startup, builder.idle, builder.wallClock, System::getProperty, System::getenv),
+        builder.ceilings.isPresent()
+            ? builder.ceilings.get()
+            : Ceilings.fromConfig(
+                SupervisedStdioClientTransport.CEILINGS_PROPERTY_PREFIX,
+                SupervisedStdioClientTransport.CEILINGS_ENV_PREFIX,
+                SupervisedStdioClientTransport.DEFAULT_CEILINGS),
         builder.directory,
         builder.tether,
         builder.platform != null ? builder.platform : ProcessPlatform.get(),

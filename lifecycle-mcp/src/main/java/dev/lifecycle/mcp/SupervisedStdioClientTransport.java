@@ -1,5 +1,6 @@
 package dev.lifecycle.mcp;
 
+import dev.lifecycle.guard.Ceilings;
 import dev.lifecycle.internal.Durations;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.tether.Tether;
@@ -79,6 +80,25 @@ import reactor.core.scheduler.Schedulers;
 public final class SupervisedStdioClientTransport implements McpClientTransport {
   /** The SDK's default bound on one line from the server: 16 MiB. */
   public static final int DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+  /**
+   * The server tree's ceilings where neither code nor configuration sets them: the spin rule at 0.9
+   * of a core for 10 minutes without one quieter second, the runaway a server left spinning after
+   * its client went away; a busy server pauses long before that. No memory, process or CPU ceiling:
+   * what is normal differs too much between servers.
+   */
+  public static final Ceilings DEFAULT_CEILINGS =
+      Ceilings.none().withSpin(0.9, Duration.ofMinutes(10));
+
+  /**
+   * Prefix of the system properties that set the server tree's ceilings ({@code
+   * lifecycle.mcp.spin}, {@code .spin.window}, {@code .memory}, {@code .processes}, {@code .cpu},
+   * {@code .cpu.window}; {@link Ceilings#fromConfig}).
+   */
+  public static final String CEILINGS_PROPERTY_PREFIX = "lifecycle.mcp";
+
+  /** Prefix of the environment variables that set the ceilings ({@code LIFECYCLE_MCP_SPIN}...). */
+  public static final String CEILINGS_ENV_PREFIX = "LIFECYCLE_MCP";
 
   /**
    * The JSON-RPC error code of requests failed because the server went away (the implementation
@@ -282,6 +302,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
     Optional<Limit> idle = Optional.empty();
     Optional<Limit> wallClock = Optional.empty();
     Optional<Path> directory = Optional.empty();
+    Optional<Ceilings> ceilings = Optional.empty();
     Supplier<Tether> tether = Tether::shared;
     ProcessPlatform platform;
     int maxLineBytes = DEFAULT_MAX_LINE_BYTES;
@@ -370,6 +391,19 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
       startup = Optional.of(value.startup());
       idle = Optional.of(value.idle());
       wallClock = Optional.of(value.wallClock());
+      return this;
+    }
+
+    /**
+     * The server tree's ceilings (memory, processes, CPU, spin), set in code: configuration no
+     * longer changes them. Without this call each is configured ({@value #CEILINGS_PROPERTY_PREFIX}
+     * {@code .spin} and so on) or as in {@link #DEFAULT_CEILINGS}.
+     *
+     * @param value the ceilings; {@link Ceilings#none()} to watch nothing
+     * @return this builder
+     */
+    public Builder ceilings(Ceilings value) {
+      ceilings = Optional.of(Objects.requireNonNull(value, "ceilings"));
       return this;
     }
 

@@ -77,7 +77,7 @@ final class Supervisor {
                 .spawn(
                     settings.platform(),
                     settings.processBuilder(),
-                    settings.ladder().treeOptions());
+                    settings.ladder().treeOptions().withCeilings(settings.ceilings()));
       } catch (IOException | RuntimeException e) {
         String why = "cannot start MCP server " + settings.command() + ": " + e.getMessage();
         neverStarted(ShutdownReason.CONNECT_FAILED, why, e);

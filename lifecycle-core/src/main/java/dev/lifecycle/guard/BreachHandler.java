@@ -7,8 +7,9 @@ import java.util.Objects;
  * one sampler thread, so it must be quick and must be thread-safe; an exception it throws is logged
  * and the tree is ended as with {@link #terminate()}.
  *
- * <p>A handler that keeps the tree is asked again at the earliest one window later (memory and
- * process breaches: at the next sample that still breaches), never at every sample.
+ * <p>A handler that keeps the tree is asked about the same ceiling again at most once a minute (or
+ * once a window, if the window is longer), never at every sample; the other ceilings are judged as
+ * before.
  */
 @FunctionalInterface
 public interface BreachHandler {

@@ -227,6 +227,34 @@ class RunawayGuardTest {
   }
 
   @Test
+  void aHandlerThatKeepsTheTreeIsAskedOnceNotAtEverySample() throws Exception {
+    List<Breach> asked = new CopyOnWriteArrayList<>();
+    TreeOptions options =
+        TreeOptions.defaults()
+            .withGrace(GRACE)
+            .withCeilings(
+                Ceilings.none()
+                    .withSpin(0.02, Duration.ofSeconds(1))
+                    .withHandler(
+                        b -> {
+                          asked.add(b);
+                          return BreachHandler.Verdict.KEEP;
+                        }));
+    ProcessTree tree =
+        reaper.track(
+            ProcessTree.spawn(
+                ProcessPlatform.get(), new ProcessBuilder("sh", "-c", SPIN), options));
+    Await.until(BOUND, "the handler is asked", () -> !asked.isEmpty());
+    long until = System.nanoTime() + Duration.ofSeconds(4).toNanos();
+    while (System.nanoTime() < until) {
+      assertThat(tree.onExit().isDone()).as("kept").isFalse();
+      Thread.sleep(100);
+    }
+    assertThat(asked).hasSize(1);
+    assertThat(tree.terminate().breach()).isEmpty();
+  }
+
+  @Test
   void noCeilingWatchesNothingAndStartsNoThread() throws Exception {
     int before = Watchdog.shared().watchedCount();
     ProcessTree tree = shell(this, Containment.Mode.AUTO, Ceilings.none(), "sleep 60");

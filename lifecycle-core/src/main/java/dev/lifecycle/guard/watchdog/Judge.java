@@ -145,27 +145,36 @@ final class Judge {
     boolean judgeCpu = primed && span > 0;
     primed = true;
 
-    Breach breach = null;
+    List<Breach> found = new ArrayList<>(2);
     if (watches(Breach.Kind.PROCESSES)
         && ceilings.processes() > 0
         && members.size() > ceilings.processes()) {
-      breach = breach(Breach.Kind.PROCESSES, members.size(), ceilings.processes(), Duration.ZERO);
-    } else if (watches(Breach.Kind.MEMORY)
+      found.add(breach(Breach.Kind.PROCESSES, members.size(), ceilings.processes(), Duration.ZERO));
+    }
+    if (watches(Breach.Kind.MEMORY)
         && ceilings.memoryBytes() > 0
         && rssKnown
         && rss > ceilings.memoryBytes()) {
-      breach = breach(Breach.Kind.MEMORY, rss, ceilings.memoryBytes(), Duration.ZERO);
+      found.add(breach(Breach.Kind.MEMORY, rss, ceilings.memoryBytes(), Duration.ZERO));
     }
-    if (breach == null && judgeCpu) {
-      delta =
-          Math.min(delta, span * cores); // a late-found member's old time is not this interval's
-      breach = cpuRules(span, delta);
+    if (judgeCpu) {
+      // A late-found member's old time is not this interval's.
+      Breach byCpu = cpuRules(span, Math.min(delta, span * cores));
+      if (byCpu != null) {
+        found.add(byCpu);
+      }
     }
-    if (breach != null) {
-      breach = withTop(breach, members, deltas, span);
-      return !act(breach, now);
+    for (Breach b : found) {
+      if (!isQuiet(b.kind(), now) && act(withTop(b, members, deltas, span), now)) {
+        return false;
+      }
     }
     return true;
+  }
+
+  private boolean isQuiet(Breach.Kind kind, long now) {
+    long until = quietUntil[kind.ordinal()];
+    return until != 0 && until - now > 0;
   }
 
   private Breach cpuRules(long span, long delta) {
@@ -243,7 +252,7 @@ final class Judge {
   /** Logs, asks the handler, ends the tree unless kept. @return {@code true} if ended */
   private boolean act(Breach breach, long now) {
     int kind = breach.kind().ordinal();
-    if (quietUntil[kind] != 0 && quietUntil[kind] - now > 0) {
+    if (isQuiet(breach.kind(), now)) {
       return false;
     }
     LOG.warn(
@@ -264,10 +273,13 @@ final class Judge {
     if (quietUntil[kind] == 0) {
       quietUntil[kind] = 1;
     }
-    spinSince = -1;
-    history.clear();
-    historySpan = 0;
-    historyCpu = 0;
+    if (breach.kind() == Breach.Kind.SPIN) {
+      spinSince = -1;
+    } else if (breach.kind() == Breach.Kind.CPU) {
+      history.clear();
+      historySpan = 0;
+      historyCpu = 0;
+    }
     return false;
   }
 }

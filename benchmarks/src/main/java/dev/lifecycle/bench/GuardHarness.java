@@ -16,10 +16,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The runaway guard's cost and speed, in one JVM: the CPU of the watchdog's one sampler thread (by
- * {@link ThreadMXBean#getThreadCpuTime}) as a share of a core while it watches N idle trees
- * ({@code sleep 600}) and while it watches M spinning ones ({@code sh -c 'while :; do :; done'},
- * with a spin share no spinner reaches, so nothing is ended), then the detection latency of a spin
- * against the window: from the spawn of a spinner to its breach, for each window.
+ * {@link ThreadMXBean#getThreadCpuTime}) as a share of a core while it watches N idle trees ({@code
+ * sleep 600}) and while it watches M spinning ones ({@code sh -c 'while :; do :; done'}, with a
+ * spin share no spinner reaches, so nothing is ended), then the detection latency of a spin against
+ * the window: from the spawn of a spinner to its breach, for each window.
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar dev.lifecycle.bench.GuardHarness \
  *     100 10 20 session 2,5,10</pre>
@@ -37,7 +37,9 @@ public final class GuardHarness {
     int spinning = args.length > 1 ? Integer.parseInt(args[1]) : 10;
     int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 20;
     Containment.Mode mode =
-        args.length > 3 && args[3].equals("auto") ? Containment.Mode.AUTO : Containment.Mode.SESSION;
+        args.length > 3 && args[3].equals("auto")
+            ? Containment.Mode.AUTO
+            : Containment.Mode.SESSION;
     String[] windows = (args.length > 4 ? args[4] : "2,5,10").split(",");
     TreeOptions base =
         TreeOptions.defaults().withGrace(Duration.ofMillis(200)).withContainment(mode);
@@ -64,8 +66,7 @@ public final class GuardHarness {
 
       for (int i = 0; i < spinning; i++) {
         trees.add(
-            ProcessTree.spawn(
-                new ProcessBuilder("sh", "-c", "while :; do :; done"), neverTrips));
+            ProcessTree.spawn(new ProcessBuilder("sh", "-c", "while :; do :; done"), neverTrips));
       }
       Thread.sleep(3000);
       report(spinning + " spinning trees (" + mode + ")", seconds);

@@ -12,14 +12,16 @@ import dev.lifecycle.process.cgroup.CgroupCeilings;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
  * A {@link ProcessTree} as the watchdog sees it: members from the cgroup's {@code cgroup.procs}
  * (CGROUP tier) or from a cheap scan of the tick's shared snapshot (SESSION tier; the cookie search
- * is left to termination). Thread-safe: the scanner is, and the kernel counters are read on the
+ * is left to termination). Thread-safe: what it keeps between samples is read and written on the
  * sampler thread only.
  */
 final class GuardedTree implements Watched {
@@ -28,6 +30,8 @@ final class GuardedTree implements Watched {
   private final Optional<Cgroup> cgroup;
   private final Consumer<Breach> end;
   private final String label;
+  private final long selfPid;
+  private Map<Long, Long> remembered = Map.of(); // pid -> start time, last sample's members
   private long oomKills;
   private long pidsRefused;
 
@@ -42,6 +46,7 @@ final class GuardedTree implements Watched {
     this.cgroup = cgroup;
     this.end = end;
     this.label = label;
+    this.selfPid = platform.self().pid();
     this.oomKills =
         cgroup.map(c -> CgroupCeilings.counter(c, "memory.events", "oom_kill")).orElse(-1L);
     this.pidsRefused = cgroup.map(c -> CgroupCeilings.counter(c, "pids.events", "max")).orElse(-1L);
@@ -90,21 +95,112 @@ final class GuardedTree implements Watched {
   @Override
   public List<ProcessInfo> members(ProcessTable table) throws IOException {
     if (cgroup.isEmpty()) {
-      TreeView view = scanner.scan(table, false).view();
-      List<ProcessInfo> out = new ArrayList<>();
-      for (TreeMember m : view.members()) {
-        table.get(m.pid()).ifPresent(out::add);
-      }
-      for (TreeMember m : view.escapees()) {
-        table.get(m.pid()).ifPresent(out::add);
-      }
-      return out;
+      return sessionMembers(table);
     }
     List<ProcessInfo> out = new ArrayList<>();
     for (long pid : cgroup.get().members()) {
       platform.info(pid).filter(row -> !row.hasExited()).ifPresent(out::add);
     }
     return out;
+  }
+
+  /**
+   * The cheap scan, in O(members) on the tick's shared index: the session and the group while the
+   * leader pins their ids, the members of the last sample still there (same start time), and the
+   * descendants of all of those by parentage. The environment-cookie search is termination's.
+   */
+  private List<ProcessInfo> sessionMembers(ProcessTable table) {
+    Scope scope = scanner.scope();
+    Index index = Index.of(table);
+    Map<Long, ProcessInfo> found = new LinkedHashMap<>();
+    ProcessInfo anchor = table.get(scope.anchor().pid()).orElse(null);
+    boolean pinned = anchor != null && anchor.startTime() == scope.anchor().startTime();
+    if (pinned) {
+      if (scope.anchorIsMember()) {
+        found.put(anchor.pid(), anchor);
+      }
+      if (scope.sessionId() > 0) {
+        putAll(found, index.bySession.get(scope.sessionId()));
+      }
+      if (scope.ownsGroup()) {
+        putAll(found, index.byGroup.get(scope.groupId()));
+      }
+    }
+    for (Map.Entry<Long, Long> seen : remembered.entrySet()) {
+      ProcessInfo row = table.get(seen.getKey()).orElse(null);
+      if (row != null && row.startTime() == seen.getValue()) {
+        found.put(row.pid(), row);
+      }
+    }
+    java.util.ArrayDeque<Long> roots = new java.util.ArrayDeque<>(found.keySet());
+    if (pinned) {
+      roots.add(anchor.pid());
+    }
+    java.util.Set<Long> visited = new java.util.HashSet<>();
+    while (!roots.isEmpty()) {
+      long root = roots.poll();
+      if (visited.add(root)) {
+        for (ProcessInfo child : index.children(root)) {
+          found.put(child.pid(), child);
+          roots.add(child.pid());
+        }
+      }
+    }
+    List<ProcessInfo> out = new ArrayList<>(found.size());
+    Map<Long, Long> next = new java.util.HashMap<>();
+    for (ProcessInfo row : found.values()) {
+      if (row.pid() <= 1
+          || row.pid() == selfPid
+          || (!scope.anchorIsMember() && row.pid() == scope.anchor().pid())) {
+        continue;
+      }
+      next.put(row.pid(), row.startTime());
+      if (!row.hasExited()) {
+        out.add(row);
+      }
+    }
+    remembered = next;
+    return out;
+  }
+
+  private static void putAll(Map<Long, ProcessInfo> into, List<ProcessInfo> rows) {
+    if (rows != null) {
+      for (ProcessInfo row : rows) {
+        into.put(row.pid(), row);
+      }
+    }
+  }
+
+  /** One snapshot indexed by session, group and parent, built once per tick for every tree. */
+  private static final class Index {
+    private static Index last; // the sampler thread's; trees of one tick share it
+
+    final ProcessTable table;
+    final Map<Long, List<ProcessInfo>> bySession = new java.util.HashMap<>();
+    final Map<Long, List<ProcessInfo>> byGroup = new java.util.HashMap<>();
+    final Map<Long, List<ProcessInfo>> byParent = new java.util.HashMap<>();
+
+    private Index(ProcessTable table) {
+      this.table = table;
+      for (ProcessInfo row : table.all()) {
+        bySession.computeIfAbsent(row.sid(), k -> new ArrayList<>()).add(row);
+        byGroup.computeIfAbsent(row.pgid(), k -> new ArrayList<>()).add(row);
+        byParent.computeIfAbsent(row.ppid(), k -> new ArrayList<>()).add(row);
+      }
+    }
+
+    static synchronized Index of(ProcessTable table) {
+      Index i = last;
+      if (i == null || i.table != table) {
+        i = new Index(table);
+        last = i;
+      }
+      return i;
+    }
+
+    List<ProcessInfo> children(long pid) {
+      return byParent.getOrDefault(pid, List.of());
+    }
   }
 
   @Override

@@ -93,6 +93,10 @@ final class Judge {
     return nextDue;
   }
 
+  long interval() {
+    return interval;
+  }
+
   /**
    * Samples the tree once and applies every rule.
    *

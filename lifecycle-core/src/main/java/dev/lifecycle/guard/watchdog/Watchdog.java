@@ -104,8 +104,10 @@ public final class Watchdog {
         now = System.nanoTime();
         long earliest = Long.MAX_VALUE;
         due.clear();
+        // Trees due within half their interval join this tick: one wakeup and one snapshot serve
+        // them all, and their ticks stay aligned from then on.
         for (Judge j : judges) {
-          if (j.nextDue() - now <= 0) {
+          if (j.nextDue() - now <= j.interval() / 2) {
             due.add(j);
           } else {
             earliest = Math.min(earliest, j.nextDue() - now);
@@ -136,7 +138,7 @@ public final class Watchdog {
               tables.put(j.platform(), table);
             }
           }
-          keep = j.tick(table, System.nanoTime());
+          keep = j.tick(table, now);
         } catch (RuntimeException e) {
           LOG.warn("runaway guard: cannot sample tree {}; trying again", j.tree().label(), e);
           keep = true;

@@ -7,6 +7,9 @@ set -eu
 JAR=benchmarks/target/benchmarks.jar
 JMH_SUMMARY='^\[table\]|^\[zombie check\]|^Benchmark |^[A-Za-z]+Benchmark\.[A-Za-z]+ +(N/A|[0-9]+) +avgt'
 echo "== machine: nproc $(nproc), kernel $(uname -r), $(java -version 2>&1 | head -2 | tail -1)"
+echo "== runaway guard"
+java -cp $JAR dev.lifecycle.bench.GuardHarness 100 10 20 session 2,5,10
+java -cp $JAR dev.lifecycle.bench.GuardHarness 100 10 20 auto 5
 if [ -n "${BEFORE:-}" ]; then # a checkout of the commit to compare with, see whole-process.sh
   echo "== whole processes: CLI and spawn-wait-close-exit, before/after"
   sh benchmarks/whole-process.sh "$BEFORE"

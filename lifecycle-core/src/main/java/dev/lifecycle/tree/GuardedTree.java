@@ -16,7 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Consumer;
 
 /**
  * A {@link ProcessTree} as the watchdog sees it: members from the cgroup's {@code cgroup.procs}
@@ -28,7 +27,19 @@ final class GuardedTree implements Watched {
   private final ProcessPlatform platform;
   private final TreeScanner scanner;
   private final Optional<Cgroup> cgroup;
-  private final Consumer<Breach> end;
+
+  /** The watch of a tree without ceilings: a class, not a lambda, so a cold spawn links none. */
+  private static final Watchdog.Registration NONE = new Unwatched();
+
+  private static final class Unwatched implements Watchdog.Registration {
+    @Override
+    public void close() {}
+  }
+
+  private static final Enforcement NO_CEILING =
+      new Enforcement(java.util.Set.of(), java.util.Set.of(), "no ceiling set");
+
+  private final ProcessTree end;
   private final String label;
   private final long selfPid;
   private Map<Long, Long> remembered = Map.of(); // pid -> start time, last sample's members
@@ -39,7 +50,7 @@ final class GuardedTree implements Watched {
       ProcessPlatform platform,
       TreeScanner scanner,
       Optional<Cgroup> cgroup,
-      Consumer<Breach> end,
+      ProcessTree end,
       String label) {
     this.platform = platform;
     this.scanner = scanner;
@@ -48,8 +59,9 @@ final class GuardedTree implements Watched {
     this.label = label;
     this.selfPid = platform.self().pid();
     this.oomKills =
-        cgroup.map(c -> CgroupCeilings.counter(c, "memory.events", "oom_kill")).orElse(-1L);
-    this.pidsRefused = cgroup.map(c -> CgroupCeilings.counter(c, "pids.events", "max")).orElse(-1L);
+        cgroup.isPresent() ? CgroupCeilings.counter(cgroup.get(), "memory.events", "oom_kill") : -1;
+    this.pidsRefused =
+        cgroup.isPresent() ? CgroupCeilings.counter(cgroup.get(), "pids.events", "max") : -1;
   }
 
   /** Registers the tree with the shared watchdog; nothing is started when no ceiling is set. */
@@ -59,10 +71,10 @@ final class GuardedTree implements Watched {
       Optional<Cgroup> cgroup,
       TreeOptions options,
       Enforcement enforcement,
-      Consumer<Breach> end,
+      ProcessTree end,
       String label) {
     if (!options.ceilings().anyEnabled()) {
-      return () -> {};
+      return NONE;
     }
     return Watchdog.shared()
         .watch(
@@ -74,6 +86,9 @@ final class GuardedTree implements Watched {
 
   /** The enforcement of a tree without a cgroup: everything is the watchdog's. */
   static Enforcement watchdogOnly(TreeOptions options, String tierReason) {
+    if (!options.ceilings().anyEnabled()) {
+      return NO_CEILING;
+    }
     return new Enforcement(
         java.util.Set.of(),
         CgroupCeilings.enabledKinds(options.ceilings()),
@@ -96,6 +111,9 @@ final class GuardedTree implements Watched {
   public List<ProcessInfo> members(ProcessTable table) throws IOException {
     if (cgroup.isEmpty()) {
       return sessionMembers(table);
+    }
+    if (!cgroup.get().exists()) {
+      return List.of(); // removed once empty: the tree is gone
     }
     List<ProcessInfo> out = new ArrayList<>();
     for (long pid : cgroup.get().members()) {
@@ -258,7 +276,7 @@ final class GuardedTree implements Watched {
 
   @Override
   public void end(Breach breach) {
-    end.accept(breach);
+    end.endFor(breach);
   }
 
   @Override

@@ -122,8 +122,7 @@ public final class ProcessTree implements AutoCloseable {
                   });
         });
     this.guard =
-        GuardedTree.watch(
-            platform, scanner, cgroup, options, enforcement, this::endFor, reportLabel());
+        GuardedTree.watch(platform, scanner, cgroup, options, enforcement, this, reportLabel());
   }
 
   /** The watchdog's way to end the tree: the breach becomes the report's reason. */

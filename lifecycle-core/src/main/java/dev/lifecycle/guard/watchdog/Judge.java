@@ -111,14 +111,15 @@ final class Judge {
       LOG.debug("runaway guard: cannot read the members of {}", tree.label(), e);
       return true;
     }
-    if (members.isEmpty()) {
-      return false;
-    }
+    // Before "gone": a tree the kernel's limit ended is still reported with its breach.
     if (!enforcement.kernel().isEmpty()) {
       Breach byKernel = tree.kernelBreach();
       if (byKernel != null && act(byKernel, now)) {
         return false;
       }
+    }
+    if (members.isEmpty()) {
+      return false;
     }
     Map<Long, Long> cpu = new HashMap<>(members.size() * 2);
     long[] deltas = new long[members.size()];

@@ -100,7 +100,12 @@ public final class CgroupCeilings {
         kernel, watchdog, kernel.isEmpty() ? reason : "cgroup " + own + ": " + reason);
   }
 
-  /** The ceiling kinds {@code c} enables, spin included. */
+  /**
+   * The ceiling kinds {@code c} enables, spin included.
+   *
+   * @param c the ceilings
+   * @return a new mutable set of the enabled kinds
+   */
   public static Set<Breach.Kind> enabledKinds(Ceilings c) {
     Set<Breach.Kind> out = EnumSet.noneOf(Breach.Kind.class);
     if (c.memoryBytes() > 0) {

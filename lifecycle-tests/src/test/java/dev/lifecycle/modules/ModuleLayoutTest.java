@@ -34,6 +34,7 @@ class ModuleLayoutTest {
     assertThat(exported(core))
         .containsOnlyKeys(
             "dev.lifecycle.broker",
+            "dev.lifecycle.guard",
             "dev.lifecycle.internal",
             "dev.lifecycle.probe",
             "dev.lifecycle.process",
@@ -55,7 +56,9 @@ class ModuleLayoutTest {
     assertThat(exported(core).get("dev.lifecycle.internal"))
         .containsExactlyInAnyOrder(
             "dev.lifecycle.posix", "dev.lifecycle.testkit", "dev.lifecycle.mcp");
-    assertThat(internal(core)).containsExactly("dev.lifecycle.process.jdk");
+    // The watchdog is reached through trees only.
+    assertThat(internal(core))
+        .containsExactlyInAnyOrder("dev.lifecycle.process.jdk", "dev.lifecycle.guard.watchdog");
     assertThat(core.uses()).containsExactly(ProcessPlatformProvider.class.getName());
     // Core provides no service: its fallback is loaded by name, so reads never load providers.
     assertThat(core.provides()).isEmpty();

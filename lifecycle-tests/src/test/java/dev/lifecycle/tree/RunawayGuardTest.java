@@ -257,10 +257,10 @@ class RunawayGuardTest {
   @ParameterizedTest
   @MethodSource("tiers")
   void aTreeThatEndsByItselfIsNoLongerWatched(Containment.Mode mode) throws Exception {
-    ProcessTree tree = shell(this, mode, Ceilings.none().withSpin(0.9, WINDOW), "sleep 60");
+    ProcessTree tree = spawn(mode, Ceilings.none().withSpin(0.9, WINDOW), "sleep", "60");
     Await.until(BOUND, "watched", () -> Watchdog.shared().watchedCount() > 0);
     int watched = Watchdog.shared().watchedCount();
-    tree.leader().destroy(); // not through the tree: the watchdog must notice by itself
+    tree.leader().destroyForcibly(); // not through the tree: the watchdog must notice by itself
     Await.until(
         BOUND, "the watch ends with the tree", () -> Watchdog.shared().watchedCount() < watched);
     assertThat(breaches).isEmpty();

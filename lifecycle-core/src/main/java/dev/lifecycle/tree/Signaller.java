@@ -242,7 +242,8 @@ final class Signaller {
         membership.tier(),
         tierReason,
         membership.suspects(),
-        leaderText);
+        leaderText,
+        Optional.empty());
   }
 
   private static Set<Long> pids(Set<ProcessIdentity> identities) {

@@ -122,55 +122,6 @@ public record TerminationReport(
   }
 
   /**
-   * A report of a tree not ended by a breach.
-   *
-   * @param endedBy the stage that ended the tree
-   * @param processGroupId the group that was signalled as a whole, or {@code -1}
-   * @param terminated pids sent SIGTERM
-   * @param killed pids sent SIGKILL
-   * @param escapees processes found outside the tree's group, and how each was found
-   * @param skipped processes never signalled because their pid now names another process
-   * @param survivors processes still alive after SIGKILL and the bounded verification
-   * @param problems unexpected failures met on the way
-   * @param elapsed wall time from the first check to the end of the sweep
-   * @param tier the containment tier the tree had
-   * @param tierReason where the tree's cgroup was, or why the tree had no cgroup
-   * @param unprovable what this tier could not prove gone, each with the reason
-   * @param leader the leader's pid and command line
-   * @throws NullPointerException if a component is {@code null}
-   */
-  public TerminationReport(
-      Stage endedBy,
-      long processGroupId,
-      Set<Long> terminated,
-      Set<Long> killed,
-      List<TreeMember> escapees,
-      List<ProcessIdentity> skipped,
-      List<TreeMember> survivors,
-      List<String> problems,
-      Duration elapsed,
-      ContainmentTier tier,
-      String tierReason,
-      List<String> unprovable,
-      String leader) {
-    this(
-        endedBy,
-        processGroupId,
-        terminated,
-        killed,
-        escapees,
-        skipped,
-        survivors,
-        problems,
-        elapsed,
-        tier,
-        tierReason,
-        unprovable,
-        leader,
-        Optional.empty());
-  }
-
-  /**
    * This report, naming {@code value} as the reason the tree was ended.
    *
    * @param value the breach of a ceiling that ended the tree

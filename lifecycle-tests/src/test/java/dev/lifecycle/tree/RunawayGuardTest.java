@@ -1,7 +1,6 @@
 package dev.lifecycle.tree;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.lifecycle.guard.Breach;
 import dev.lifecycle.guard.BreachHandler;
@@ -151,13 +150,19 @@ class RunawayGuardTest {
     assertThat(b.top().get(0)).contains("tail");
   }
 
+  /**
+   * Needs a cgroup v2 hierarchy that offers the memory controller, which the CI machine (hybrid
+   * layout, v2 offers hugetlb only) lacks: it runs only with {@code -Pkernel-ceilings}, and there
+   * it fails, not skips, where the kernel cannot enforce.
+   */
   @Test
+  @org.junit.jupiter.api.Tag("kernel-ceilings")
   void theKernelEndsAMemoryHogWhereTheMemoryControllerIsOffered() throws Exception {
-    assumeTrue(cgroupTierHere(), "no CGROUP tier here");
+    assertThat(cgroupTierHere()).as("a CGROUP tier here").isTrue();
     Enforcement here = ProcessPlatform.get().capabilities().ceilingEnforcement();
-    assumeTrue(
-        here.kernel().contains(Breach.Kind.MEMORY),
-        "the kernel cannot enforce memory here: " + here);
+    assertThat(here.kernel())
+        .as("the kernel enforces memory here: %s", here)
+        .contains(Breach.Kind.MEMORY);
     long limit = 64L << 20;
     ProcessTree tree =
         shell(

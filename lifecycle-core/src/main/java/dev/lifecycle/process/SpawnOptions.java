@@ -100,6 +100,29 @@ public record SpawnOptions(
   }
 
   /**
+   * A fresh cookie that names its owner ({@code lc1.<pid>.<start>.<boot id>.<random>}), so that a
+   * tree left behind can be told from its owner's identity whether that owner is gone. When {@code
+   * owner} is incomplete (no start time or boot id) it is a plain {@link #newCookie()}.
+   *
+   * @param owner the process that owns the tree, usually {@link ProcessPlatform#self()}
+   * @return a valid cookie, unique per call
+   */
+  public static String newCookie(ProcessIdentity owner) {
+    return TreeCookie.of(Objects.requireNonNull(owner, "owner"));
+  }
+
+  /**
+   * The owner a cookie names, as {@link #newCookie(ProcessIdentity)} wrote it.
+   *
+   * @param cookie a tree cookie
+   * @return the owner's pid, start time and boot id, or empty for a cookie that names none (one of
+   *     {@link #newCookie()}, or of an older version of this library)
+   */
+  public static Optional<ProcessIdentity> cookieOwner(String cookie) {
+    return TreeCookie.owner(cookie);
+  }
+
+  /**
    * A copy that does or does not start the child in a session of its own.
    *
    * @param value {@code false} to let the child share the JVM's session and group

@@ -75,6 +75,7 @@ public final class ProcessTree implements AutoCloseable {
   private final boolean groupSignals;
   private final CompletableFuture<ProcessTree> exit = new CompletableFuture<>();
   private final AtomicBoolean watching = new AtomicBoolean();
+  private final AtomicBoolean detached = new AtomicBoolean();
   private final AtomicReference<CompletableFuture<TerminationReport>> termination =
       new AtomicReference<>();
   private final Optional<Cgroup> cgroup;
@@ -170,7 +171,8 @@ public final class ProcessTree implements AutoCloseable {
   public static ProcessTree spawn(
       ProcessPlatform platform, ProcessBuilder builder, TreeOptions options) throws IOException {
     return SpawnedTrees.announce(
-        TreeSpawn.spawn(platform, builder, options, SpawnOptions.newCookie(), placement -> {}));
+        TreeSpawn.spawn(
+            platform, builder, options, SpawnOptions.newCookie(platform.self()), placement -> {}));
   }
 
   /**
@@ -195,7 +197,8 @@ public final class ProcessTree implements AutoCloseable {
       throws IOException {
     Objects.requireNonNull(beforeStart, "beforeStart");
     return SpawnedTrees.announce(
-        TreeSpawn.spawn(platform, builder, options, SpawnOptions.newCookie(), beforeStart));
+        TreeSpawn.spawn(
+            platform, builder, options, SpawnOptions.newCookie(platform.self()), beforeStart));
   }
 
   /**
@@ -451,10 +454,51 @@ public final class ProcessTree implements AutoCloseable {
     return Long.toString(leader.pid()).concat(" (").concat(leaderText).concat(")");
   }
 
-  /** Terminates with the default grace; returns once the tree is gone (or reported surviving). */
+  /**
+   * Lets the tree go on purpose: a daemon meant to outlive this owner. The tree is marked detached
+   * where an inventory of the machine reads it (by its cgroup's name, else by its cookie), so a
+   * later sweep of trees whose owner is gone shows it and leaves it alone unless asked; and {@link
+   * #close()} no longer ends it ({@link #terminate} still does). A tree bound to a tether is still
+   * ended by it when this JVM dies: close its binding too. Idempotent.
+   *
+   * @throws IOException when the mark cannot be written safely (the tree is then not detached)
+   */
+  public void detach() throws IOException {
+    if (detached.get()) {
+      return;
+    }
+    String key = cgroup.isPresent() ? cgroup.get().name() : cookie();
+    dev.lifecycle.internal.DetachMarks.mark(
+        key,
+        "detached at "
+            + java.time.Instant.now()
+            + " by "
+            + platform.self().pid()
+            + " "
+            + platform.self().startTime()
+            + ": "
+            + leaderText);
+    detached.set(true);
+  }
+
+  /**
+   * Whether {@link #detach()} let this tree go.
+   *
+   * @return {@code true} once detached
+   */
+  public boolean isDetached() {
+    return detached.get();
+  }
+
+  /**
+   * Terminates with the default grace; returns once the tree is gone (or reported surviving). A
+   * {@linkplain #detach() detached} tree is left running.
+   */
   @Override
   public void close() {
-    terminate();
+    if (!detached.get()) {
+      terminate();
+    }
   }
 
   @Override

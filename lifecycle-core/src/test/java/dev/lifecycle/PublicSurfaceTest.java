@@ -59,6 +59,15 @@ class PublicSurfaceTest {
               "ShutdownReport"),
           "dev.lifecycle.guard",
           Set.of("Breach", "BreachHandler", "Ceilings", "Enforcement"),
+          "dev.lifecycle.inventory",
+          Set.of(
+              "FoundTree",
+              "Inventory",
+              "Member",
+              "Owner",
+              "OwnerVerdict",
+              "ReapReport",
+              "StoreStatus"),
           "dev.lifecycle.probe",
           Set.of("Endpoint", "EndpointProbe", "ProbeResult"),
           "dev.lifecycle.process",
@@ -94,6 +103,7 @@ class PublicSurfaceTest {
           "dev.lifecycle.tree",
           Set.of(
               "Discovery",
+              "Orphans",
               "ProcessTree",
               "SelfTermination",
               "SpawnedTrees",

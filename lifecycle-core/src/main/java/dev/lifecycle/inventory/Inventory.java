@@ -116,38 +116,8 @@ public final class Inventory {
         rows.put(row.pid(), row);
       }
     }
-    // Owned cgroups first: their members belong to them, whatever cookie they carry.
-    List<Candidate> found = new ArrayList<>();
-    Set<Long> inCgroups = new HashSet<>();
-    Optional<CgroupHierarchy> hierarchy = CgroupHierarchy.locate();
-    if (hierarchy.isPresent()) {
-      List<Cgroup> owned = new ArrayList<>();
-      ownedCgroups(hierarchy.get().root().path(), 0, owned);
-      for (Cgroup c : owned) {
-        Set<Long> pids;
-        try {
-          pids = c.members();
-        } catch (IOException e) {
-          continue; // removed meanwhile
-        }
-        List<ProcessInfo> members = new ArrayList<>();
-        for (long pid : pids) {
-          ProcessInfo row = rows.get(pid);
-          if (row == null) {
-            row = platform.info(pid).filter(r -> !r.hasExited()).orElse(null);
-          }
-          if (row != null) {
-            members.add(row);
-            inCgroups.add(pid);
-          }
-        }
-        if (!members.isEmpty()) {
-          found.add(new Candidate(FoundTree.Kind.CGROUP, c.name(), Optional.of(c.path()), members));
-        }
-      }
-    }
-    // Cookie carriers outside owned cgroups, by cookie; tether sidecars by command line.
-    Map<String, List<ProcessInfo>> byCookie = new LinkedHashMap<>();
+    // Every cookie first: a process in an owned cgroup that carries another tree's cookie (a
+    // tree spawned by a lifecycle program that itself runs in the cgroup) is that tree's too.
     Map<Long, String> cookieOf = new HashMap<>();
     List<ProcessInfo> shells = new ArrayList<>();
     for (ProcessInfo row : first.all()) {
@@ -158,28 +128,102 @@ public final class Inventory {
       Optional<String> cookie = platform.environmentValue(pid, COOKIE);
       if (cookie.isPresent() && !cookie.get().isEmpty()) {
         cookieOf.put(pid, cookie.get());
-        if (!inCgroups.contains(pid)) {
-          byCookie.computeIfAbsent(cookie.get(), k -> new ArrayList<>()).add(row);
-        }
       }
       if (isShell(row.command())) {
         shells.add(row);
       }
     }
-    for (Map.Entry<String, List<ProcessInfo>> e : byCookie.entrySet()) {
-      found.add(
-          new Candidate(
-              FoundTree.Kind.SESSION,
-              e.getKey(),
-              Optional.empty(),
-              withDescendants(first, e.getValue(), inCgroups, self)));
+    List<Candidate> found = new ArrayList<>();
+    Set<Long> inCgroups = new HashSet<>();
+    Set<Long> claimed = new HashSet<>(); // carriers of the cookie of the cgroup tree they are in
+    List<Path> cgroupDirs = new ArrayList<>();
+    List<List<ProcessInfo>> cgroupMembers = new ArrayList<>();
+    List<String> cgroupCookies = new ArrayList<>();
+    Optional<CgroupHierarchy> hierarchy = CgroupHierarchy.locate();
+    if (hierarchy.isPresent()) {
+      List<Path> owned = new ArrayList<>();
+      ownedCgroups(hierarchy.get().root().path(), 0, owned);
+      for (Path dir : owned) {
+        List<ProcessInfo> members = new ArrayList<>();
+        for (long pid : directMembers(dir)) {
+          ProcessInfo row = rows.get(pid);
+          if (row == null) {
+            row = platform.info(pid).filter(r -> !r.hasExited()).orElse(null);
+          }
+          if (row != null) {
+            members.add(row);
+          }
+        }
+        if (members.isEmpty()) {
+          continue;
+        }
+        members.sort(Comparator.comparingLong(ProcessInfo::startTime));
+        String own = ownCookie(dir.getFileName().toString(), members, cookieOf);
+        for (ProcessInfo row : members) {
+          String cookie = cookieOf.get(row.pid());
+          if (cookie != null && cookie.equals(own)) {
+            claimed.add(row.pid());
+          }
+          // A tree's own cgroup holds what it spawned; a cgroup made for something else (a test
+          // kit's, a host's) only holds processes that may belong to trees within it.
+          if (!own.isEmpty()) {
+            inCgroups.add(row.pid());
+          }
+        }
+        cgroupMembers.add(members);
+        cgroupDirs.add(dir);
+        cgroupCookies.add(own);
+      }
     }
+    // SESSION trees: the carriers of a cookie no cgroup was made for, and their descendants that
+    // carry none (env -i, a rewritten environment).
+    Map<String, List<ProcessInfo>> byCookie = new LinkedHashMap<>();
+    for (ProcessInfo row : first.all()) {
+      String cookie = cookieOf.get(row.pid());
+      if (cookie != null && !claimed.contains(row.pid())) {
+        byCookie.computeIfAbsent(cookie, k -> new ArrayList<>()).add(row);
+      }
+    }
+    Set<Long> inSessionTrees = new HashSet<>();
+    List<Candidate> sessions = new ArrayList<>();
+    for (Map.Entry<String, List<ProcessInfo>> e : byCookie.entrySet()) {
+      List<ProcessInfo> members = withDescendants(first, e.getValue(), cookieOf, inCgroups, self);
+      for (ProcessInfo row : members) {
+        inSessionTrees.add(row.pid());
+      }
+      sessions.add(
+          new Candidate(FoundTree.Kind.SESSION, e.getKey(), Optional.empty(), e.getKey(), members));
+    }
+    for (int i = 0; i < cgroupDirs.size(); i++) {
+      List<ProcessInfo> mine = new ArrayList<>();
+      for (ProcessInfo row : cgroupMembers.get(i)) {
+        if (claimed.contains(row.pid())
+            || (!cookieOf.containsKey(row.pid()) && !inSessionTrees.contains(row.pid()))) {
+          mine.add(row);
+        }
+      }
+      if (!mine.isEmpty()) { // else only other trees' processes are in it, listed as those
+        Path dir = cgroupDirs.get(i);
+        found.add(
+            new Candidate(
+                FoundTree.Kind.CGROUP,
+                dir.getFileName().toString(),
+                Optional.of(dir),
+                cgroupCookies.get(i),
+                mine));
+      }
+    }
+    found.addAll(sessions);
     for (ProcessInfo shell : shells) {
       Optional<List<String>> argv = platform.commandLine(shell.pid());
       if (argv.isPresent() && isTether(argv.get())) {
         found.add(
             new Candidate(
-                FoundTree.Kind.TETHER, "tether-" + shell.pid(), Optional.empty(), List.of(shell)));
+                FoundTree.Kind.TETHER,
+                "tether-" + shell.pid(),
+                Optional.empty(),
+                cookieOf.getOrDefault(shell.pid(), ""),
+                List.of(shell)));
       }
     }
 
@@ -204,8 +248,7 @@ public final class Inventory {
       for (ProcessInfo row : sorted) {
         members.add(member(row, boot, second.get(row.pid()), elapsedNanos));
       }
-      String cookie =
-          c.kind == FoundTree.Kind.SESSION ? c.id : cookieOf.getOrDefault(sorted.get(0).pid(), "");
+      String cookie = c.cookie;
       Owner owner =
           switch (c.kind) {
             case CGROUP -> cgroupOwner(c.id, boot);
@@ -241,6 +284,9 @@ public final class Inventory {
       if (kept.isEmpty()) {
         kept = stillOrphaned(tree, protectedPids);
       }
+      if (kept.isEmpty()) {
+        kept = holdsAnotherOwnersTree(tree, trees);
+      }
       if (kept.isPresent()) {
         reports.add(new ReapReport(tree, Optional.empty(), "left alone: " + kept.get()));
         continue;
@@ -252,9 +298,14 @@ public final class Inventory {
               ? Orphans.endCgroup(platform, tree.cgroup().orElseThrow(), oldest, grace, label)
               : Orphans.endByCookie(platform, tree.cookie(), oldest, grace, label);
       String outcome =
-          report.noSurvivorSeen()
-              ? "ended (" + report.endedBy() + "), owner " + tree.owner().reason()
-              : "NOT ended: " + report;
+          report.survivors().isEmpty()
+              ? "ended by "
+                  + report.endedBy()
+                  + " ("
+                  + report.killed().size()
+                  + " killed), owner "
+                  + tree.owner().reason()
+              : "NOT ended, survivors: " + report.survivors();
       reports.add(new ReapReport(tree, Optional.of(report), outcome));
     }
     return reports;
@@ -310,6 +361,46 @@ public final class Inventory {
     }
     if (tree.members().isEmpty()) {
       return Optional.of("no member left");
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Why {@code tree} must be left alone because ending it would end a tree whose owner is not
+   * proven gone (a lifecycle program inside it that runs trees of its own, e.g. a broker its
+   * creator left running), or empty.
+   */
+  private Optional<String> holdsAnotherOwnersTree(FoundTree tree, List<FoundTree> all) {
+    Set<Long> reach = new HashSet<>();
+    if (tree.kind() == FoundTree.Kind.CGROUP) {
+      try {
+        reach.addAll(Cgroup.at(tree.cgroup().orElseThrow()).members());
+      } catch (IOException | RuntimeException e) {
+        return Optional.of("cannot read its cgroup: " + e.getMessage());
+      }
+    } else {
+      ProcessTable table = platform.snapshot();
+      for (Member m : tree.members()) {
+        reach.add(m.pid());
+        for (ProcessInfo d : table.descendants(m.pid())) {
+          reach.add(d.pid());
+        }
+      }
+    }
+    // Its own members are its own; what else it reaches belongs to trees nested in it.
+    for (Member m : tree.members()) {
+      reach.remove(m.pid());
+    }
+    for (FoundTree other : all) {
+      if (other == tree || other.owner().verdict() == OwnerVerdict.GONE) {
+        continue;
+      }
+      for (Member m : other.members()) {
+        if (reach.contains(m.pid())) {
+          return Optional.of(
+              "holds " + other.kind() + " tree " + other.id() + " of an owner not proven gone");
+        }
+      }
     }
     return Optional.empty();
   }
@@ -417,7 +508,11 @@ public final class Inventory {
    * The carriers of one cookie and their descendants that carry none (env -i, a rewritten area).
    */
   private static List<ProcessInfo> withDescendants(
-      ProcessTable table, List<ProcessInfo> carriers, Set<Long> inCgroups, long self) {
+      ProcessTable table,
+      List<ProcessInfo> carriers,
+      Map<Long, String> cookieOf,
+      Set<Long> inCgroups,
+      long self) {
     Map<Long, ProcessInfo> out = new LinkedHashMap<>();
     for (ProcessInfo c : carriers) {
       out.put(c.pid(), c);
@@ -428,6 +523,7 @@ public final class Inventory {
       for (ProcessInfo child : table.children(next.pid())) {
         if (!child.hasExited()
             && child.pid() != self
+            && !cookieOf.containsKey(child.pid())
             && !inCgroups.contains(child.pid())
             && out.putIfAbsent(child.pid(), child) == null) {
           queue.add(child);
@@ -437,25 +533,77 @@ public final class Inventory {
     return new ArrayList<>(out.values());
   }
 
-  private static void ownedCgroups(Path dir, int depth, List<Cgroup> out) {
+  /**
+   * The cookie of the tree a cgroup was made for: the one its members carry that names the same
+   * owner as the cgroup's name (a tree's cgroup and cookie are made by one process), or {@code ""}
+   * for a cgroup that holds no such carrier.
+   */
+  private static String ownCookie(
+      String name, List<ProcessInfo> members, Map<Long, String> cookieOf) {
+    long[] owner = OwnedCgroups.owner(name).orElseThrow();
+    for (ProcessInfo row : members) {
+      String cookie = cookieOf.get(row.pid());
+      Optional<ProcessIdentity> named =
+          cookie == null ? Optional.empty() : SpawnOptions.cookieOwner(cookie);
+      if (named.isPresent()
+          && named.get().pid() == owner[0]
+          && named.get().startTime() == owner[1]) {
+        return cookie;
+      }
+    }
+    return "";
+  }
+
+  /** Every owned cgroup under {@code dir}, nested ones included. */
+  private static void ownedCgroups(Path dir, int depth, List<Path> out) {
     if (depth > MAX_CGROUP_DEPTH) {
       return;
     }
+    for (Path child : subdirectories(dir)) {
+      if (OwnedCgroups.owner(child.getFileName().toString()).isPresent()) {
+        out.add(child);
+      }
+      ownedCgroups(child, depth + 1, out);
+    }
+  }
+
+  /** The processes of {@code dir} and of its sub-cgroups that are not owned cgroups themselves. */
+  private static Set<Long> directMembers(Path dir) {
+    Set<Long> out = new HashSet<>();
+    List<Path> pending = new ArrayList<>();
+    pending.add(dir);
+    while (!pending.isEmpty()) {
+      Path next = pending.remove(pending.size() - 1);
+      try {
+        for (String line : Files.readAllLines(next.resolve("cgroup.procs"))) {
+          if (!line.isEmpty()) {
+            out.add(Long.parseLong(line.trim()));
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        continue; // removed meanwhile
+      }
+      for (Path child : subdirectories(next)) {
+        if (OwnedCgroups.owner(child.getFileName().toString()).isEmpty()) {
+          pending.add(child);
+        }
+      }
+    }
+    return out;
+  }
+
+  private static List<Path> subdirectories(Path dir) {
+    List<Path> out = new ArrayList<>();
     try (DirectoryStream<Path> children = Files.newDirectoryStream(dir)) {
       for (Path child : children) {
-        if (!Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS)) {
-          continue;
-        }
-        String name = child.getFileName().toString();
-        if (OwnedCgroups.owner(name).isPresent()) {
-          out.add(Cgroup.at(child)); // its sub-cgroups are its own
-        } else {
-          ownedCgroups(child, depth + 1, out);
+        if (Files.isDirectory(child, LinkOption.NOFOLLOW_LINKS)) {
+          out.add(child);
         }
       }
     } catch (IOException | RuntimeException e) {
       // unreadable or removed meanwhile: nothing of ours can be listed there
     }
+    return out;
   }
 
   private static boolean isShell(String command) {
@@ -476,5 +624,9 @@ public final class Inventory {
   }
 
   private record Candidate(
-      FoundTree.Kind kind, String id, Optional<Path> cgroup, List<ProcessInfo> members) {}
+      FoundTree.Kind kind,
+      String id,
+      Optional<Path> cgroup,
+      String cookie,
+      List<ProcessInfo> members) {}
 }

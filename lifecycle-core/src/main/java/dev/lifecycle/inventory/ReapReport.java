@@ -28,20 +28,23 @@ public record ReapReport(FoundTree tree, Optional<TerminationReport> termination
   }
 
   /**
-   * Whether the tree was ended and nothing of it was seen surviving.
+   * Whether the tree was ended: a termination ran and none of the processes it signalled survived.
+   * Suspects the SESSION tier names ({@link TerminationReport#unprovable()}: processes it cannot
+   * tell are the tree's) are not members, so they were not signalled and do not count here.
    *
-   * @return {@code true} when a termination ran and saw no survivor
+   * @return {@code true} when a termination ran and nothing survived it
    */
   public boolean ended() {
-    return termination.isPresent() && termination.get().noSurvivorSeen();
+    return termination.isPresent() && termination.get().survivors().isEmpty();
   }
 
   /**
-   * Whether a termination ran and something of the tree was seen surviving it.
+   * Whether a termination ran and a process of the tree survived it (e.g. in uninterruptible
+   * sleep).
    *
    * @return {@code true} when the tree could not be ended
    */
   public boolean failed() {
-    return termination.isPresent() && !termination.get().noSurvivorSeen();
+    return termination.isPresent() && !termination.get().survivors().isEmpty();
   }
 }

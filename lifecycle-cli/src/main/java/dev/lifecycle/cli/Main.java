@@ -37,7 +37,7 @@ public final class Main {
   static final String USAGE_TEXT =
       "usage: lifecycle <command> [options]\n"
           + "  ps [--json] [--store DIR]...   the trees lifecycle made on this machine, and their owners\n"
-          + "  reap [--yes] [--grace DURATION] [--include-detached] [--json]\n"
+          + "  reap [--yes] [--grace DURATION] [--include-detached] [--tree ID]... [--json]\n"
           + "                                 end the trees whose owner is proven gone (dry run without --yes)\n"
           + "  doctor [--json]                what a JVM started here gets, and how to get the stronger tier\n"
           + "exit codes: 0 done or nothing to do, 1 something could not be ended, 2 usage, 3 failure\n"
@@ -52,12 +52,13 @@ public final class Main {
           + "--json prints one JSON object for tools.\n";
 
   private static final String REAP_HELP =
-      "usage: lifecycle reap [--yes] [--grace DURATION] [--include-detached] [--json]\n"
+      "usage: lifecycle reap [--yes] [--grace DURATION] [--include-detached] [--tree ID]... [--json]\n"
           + "Without --yes: a dry run that lists what would be ended and why. With --yes: ends each\n"
           + "tree whose owner is proven gone (SIGTERM, the grace, SIGKILL, verify) and prints one\n"
           + "report per tree. Never touches a live owner's tree, one whose owner cannot be proven\n"
           + "gone, a tether sidecar, or a tree that holds this command. Detached trees only with\n"
-          + "--include-detached. --grace: 500ms, 5s, 1m, PT5S; default 5s; 0 = SIGKILL at once.\n"
+          + "--include-detached. --tree ID (repeatable) looks only at the trees with that id (as ps\n"
+          + "shows it). --grace: 500ms, 5s, 1m, PT5S; default 5s; 0 = SIGKILL at once.\n"
           + "Exit 1 when a tree could not be ended.\n";
 
   private static final String DOCTOR_HELP =
@@ -102,6 +103,7 @@ public final class Main {
     boolean includeDetached = false;
     Duration grace = Duration.ofSeconds(5);
     List<Path> stores = new ArrayList<>();
+    List<String> only = new ArrayList<>();
     for (int i = 1; i < args.length; i++) {
       String a = args[i];
       switch (a) {
@@ -118,7 +120,7 @@ public final class Main {
         case "--json" -> json = true;
         case "--yes" -> yes = true;
         case "--include-detached" -> includeDetached = true;
-        case "--grace", "--store" -> {
+        case "--grace", "--store", "--tree" -> {
           if (i + 1 >= args.length) {
             err.println("lifecycle: " + a + " needs a value");
             return USAGE;
@@ -126,6 +128,8 @@ public final class Main {
           String value = args[++i];
           if (a.equals("--store")) {
             stores.add(Path.of(value));
+          } else if (a.equals("--tree")) {
+            only.add(value);
           } else {
             try {
               grace = Durations.parse(value);
@@ -145,12 +149,12 @@ public final class Main {
     Optional<String> misplaced =
         switch (command) {
           case "ps" ->
-              yes || includeDetached
-                  ? Optional.of("--yes/--include-detached are reap's")
+              yes || includeDetached || !only.isEmpty()
+                  ? Optional.of("--yes, --include-detached and --tree are reap's")
                   : Optional.empty();
           case "reap" -> stores.isEmpty() ? Optional.empty() : Optional.of("--store is ps's");
           case "doctor" ->
-              yes || includeDetached || !stores.isEmpty()
+              yes || includeDetached || !stores.isEmpty() || !only.isEmpty()
                   ? Optional.of("doctor takes only --json")
                   : Optional.empty();
           default -> Optional.of("unknown command " + command);
@@ -162,7 +166,7 @@ public final class Main {
     try {
       return switch (command) {
         case "ps" -> ps(json, stores, out);
-        case "reap" -> reap(json, yes, grace, includeDetached, out);
+        case "reap" -> reap(json, yes, grace, includeDetached, only, out);
         default -> doctor(json, out);
       };
     } catch (InterruptedException e) {
@@ -193,10 +197,20 @@ public final class Main {
   }
 
   private static int reap(
-      boolean json, boolean yes, Duration grace, boolean includeDetached, PrintStream out)
+      boolean json,
+      boolean yes,
+      Duration grace,
+      boolean includeDetached,
+      List<String> only,
+      PrintStream out)
       throws InterruptedException {
     Inventory inventory = Inventory.of(ProcessPlatform.get()).withWindow(Duration.ZERO);
-    List<FoundTree> trees = inventory.take();
+    List<FoundTree> trees = new ArrayList<>();
+    for (FoundTree t : inventory.take()) {
+      if (only.isEmpty() || only.contains(t.id())) {
+        trees.add(t);
+      }
+    }
     List<ReapReport> reports;
     if (yes) {
       reports = inventory.reap(trees, grace, includeDetached);

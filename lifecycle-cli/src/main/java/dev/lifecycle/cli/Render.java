@@ -215,7 +215,21 @@ final class Render {
             : (b / (1024L * 1024 * 1024)) + "G";
   }
 
-  private static String shorten(String s) {
-    return s.length() <= COMMAND_MAX ? s : s.substring(0, COMMAND_MAX - 3) + "...";
+  /** One line: a script passed as {@code sh -c} text (the tether's) holds newlines. */
+  private static String shorten(String command) {
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < command.length() && out.length() < COMMAND_MAX; i++) {
+      char c = command.charAt(i);
+      if (c < 0x20 || c == 0x7f) {
+        if (out.length() > 0 && out.charAt(out.length() - 1) != ' ') {
+          out.append(' ');
+        }
+      } else {
+        out.append(c);
+      }
+    }
+    return out.length() < COMMAND_MAX || command.length() <= COMMAND_MAX
+        ? out.toString()
+        : out.substring(0, COMMAND_MAX - 3) + "...";
   }
 }

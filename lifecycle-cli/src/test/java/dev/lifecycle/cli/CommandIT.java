@@ -104,7 +104,7 @@ class CommandIT {
         .singleElement()
         .asString()
         .startsWith("lifecycle: --grace");
-    Run badOption = launcher("ps", "--yes");
+    Run badOption = launcher("ps", "--tree", "x");
     assertThat(badOption.code()).isEqualTo(Main.USAGE);
     assertThat(badOption.err().strip().lines()).hasSize(1);
   }
@@ -153,12 +153,13 @@ class CommandIT {
     Run table = launcher("ps");
     assertThat(table.out()).contains("SESSION " + cookie, "GONE", "sleep 300");
 
-    Run dry = launcher("reap");
+    // Scoped to this test's tree: other programs' orphans on this machine are not the test's.
+    Run dry = launcher("reap", "--tree", cookie);
     assertThat(dry.code()).isZero();
     assertThat(dry.out()).contains(cookie + ": would end 3 processes", "dry run");
     assertThat(members).allMatch(m -> platform.probe(m) == Liveness.ALIVE);
 
-    Run reap = launcher("reap", "--yes", "--grace", "200ms");
+    Run reap = launcher("reap", "--yes", "--grace", "200ms", "--tree", cookie);
     assertThat(reap.code()).as(reap.out() + reap.err()).isZero();
     assertThat(reap.out()).contains(cookie + ": ended by KILL");
     Await.until(

@@ -36,6 +36,7 @@ class ModuleLayoutTest {
             "dev.lifecycle.broker",
             "dev.lifecycle.guard",
             "dev.lifecycle.internal",
+            "dev.lifecycle.inventory",
             "dev.lifecycle.probe",
             "dev.lifecycle.process",
             "dev.lifecycle.process.cgroup",

@@ -1,6 +1,5 @@
 package dev.lifecycle.cli;
 
-import dev.lifecycle.internal.Durations;
 import dev.lifecycle.inventory.FoundTree;
 import dev.lifecycle.inventory.Inventory;
 import dev.lifecycle.inventory.ReapReport;
@@ -132,7 +131,8 @@ public final class Main {
             only.add(value);
           } else {
             try {
-              grace = Durations.parse(value);
+              dev.lifecycle.time.Limit limit = dev.lifecycle.time.Limit.parse(value);
+              grace = limit.isEnabled() ? limit.duration() : java.time.Duration.ZERO;
             } catch (IllegalArgumentException e) {
               err.println("lifecycle: --grace: " + e.getMessage());
               return USAGE;

@@ -45,6 +45,8 @@ class DocSnippetsTest {
   private static final String IMPORTS =
       Stream.of(
               "dev.lifecycle.broker",
+              "dev.lifecycle.guard",
+              "dev.lifecycle.inventory",
               "dev.lifecycle.process",
               "dev.lifecycle.record",
               "dev.lifecycle.tether",

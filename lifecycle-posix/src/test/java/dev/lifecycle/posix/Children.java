@@ -2,6 +2,7 @@ package dev.lifecycle.posix;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
@@ -14,13 +15,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Starts children for a test and ends every one of them afterwards ({@link #close()} from an
- * {@code @AfterEach}): SIGKILL to the group while the leader is still pinned (unreaped), SIGKILL to
- * the leader, a bounded wait, then reap.
+ * Starts children for a test and ends every one of them afterwards (registered with
+ * {@code @RegisterExtension}, it closes after each test): SIGKILL to the group while the leader is
+ * still pinned (unreaped), SIGKILL to the leader, a bounded wait, then reap.
  */
-final class Children implements AutoCloseable {
+final class Children implements AutoCloseable, AfterEachCallback {
+  /**
+   * A child whose own child exited and stays a zombie: the parent (an exec'ed sleep) never reaps.
+   */
+  record Zombie(SupervisedProcess parent, long pid) {}
+
   static final PosixPlatform PLATFORM = PosixPlatform.create();
 
   private final List<SupervisedProcess> started = new ArrayList<>();
@@ -38,6 +46,29 @@ final class Children implements AutoCloseable {
 
   SupervisedProcess sh(String script) throws IOException {
     return spawn(new ProcessBuilder("/bin/sh", "-c", script));
+  }
+
+  /** Starts a {@link Zombie} and waits (bounded) until its child has exited. */
+  Zombie zombieGrandchild() throws IOException, InterruptedException {
+    SupervisedProcess parent = sh("sleep 0.05 & exec sleep 30");
+    long[] zombie = {0};
+    assertThat(
+            eventually(
+                5000,
+                () -> {
+                  PLATFORM.snapshot().children(parent.pid()).stream()
+                      .filter(ProcessInfo::hasExited)
+                      .forEach(row -> zombie[0] = row.pid());
+                  return zombie[0] > 0;
+                }))
+        .as("a zombie child of %s", parent)
+        .isTrue();
+    return new Zombie(parent, zombie[0]);
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) throws InterruptedException {
+    close();
   }
 
   @Override

@@ -13,19 +13,14 @@ import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
 import dev.lifecycle.process.procfs.ProcFs;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** java.lang.Process behaviour: waitFor, exitValue, onExit, destroy, and holding a zombie. */
 @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ExitTest {
-  private final Children children = new Children();
-
-  @AfterEach
-  void cleanUp() throws InterruptedException {
-    children.close();
-  }
+  @RegisterExtension final Children children = new Children();
 
   @Test
   void normalExit() throws Exception {

@@ -7,8 +7,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The pidfd exit watcher never holds up the JVM's exit: HotSpot's final safepoint waits for threads
@@ -17,12 +17,7 @@ import org.junit.jupiter.api.Test;
  * shutdown parks in Java between polls while still collecting exits.
  */
 class ExitWatcherTest {
-  private final Children children = new Children();
-
-  @AfterEach
-  void cleanUp() throws InterruptedException {
-    children.close();
-  }
+  @RegisterExtension final Children children = new Children();
 
   @Test
   void inNativeCodeOnlyWhileSomethingIsWatched() throws Exception {

@@ -27,19 +27,14 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Liveness, identity and signals, including the EPERM and pid-reuse cases. */
 @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ProbeTest {
-  private final Children children = new Children();
-
-  @AfterEach
-  void cleanUp() throws InterruptedException {
-    children.close();
-  }
+  @RegisterExtension final Children children = new Children();
 
   @Test
   void invalidPidsAreRejectedBeforeAnySyscall() {
@@ -61,23 +56,11 @@ class ProbeTest {
 
   @Test
   void aZombieThatIsNotOurChildIsGone() throws Exception {
-    // The grandchild exits and stays a zombie: its parent (exec'ed sleep) never reaps it.
-    SupervisedProcess child =
-        children.spawn(new ProcessBuilder("/bin/sh", "-c", "sleep 0.05 & exec sleep 30"));
-    long[] zombie = {0};
-    assertThat(
-            eventually(
-                5000,
-                () -> {
-                  PLATFORM.snapshot().children(child.pid()).stream()
-                      .filter(ProcessInfo::hasExited)
-                      .forEach(row -> zombie[0] = row.pid());
-                  return zombie[0] > 0;
-                }))
-        .isTrue();
-    assertThat(PLATFORM.probe(zombie[0])).isEqualTo(Liveness.GONE);
-    assertThat(PLATFORM.probe(PLATFORM.identify(zombie[0]).orElseThrow())).isEqualTo(Liveness.GONE);
-    assertThat(PLATFORM.probe(child.pid())).isEqualTo(Liveness.ALIVE);
+    Children.Zombie zombie = children.zombieGrandchild();
+    assertThat(PLATFORM.probe(zombie.pid())).isEqualTo(Liveness.GONE);
+    assertThat(PLATFORM.probe(PLATFORM.identify(zombie.pid()).orElseThrow()))
+        .isEqualTo(Liveness.GONE);
+    assertThat(PLATFORM.probe(zombie.parent().pid())).isEqualTo(Liveness.ALIVE);
   }
 
   @Test

@@ -9,9 +9,8 @@ import dev.lifecycle.process.SupervisedProcess;
 import dev.lifecycle.process.procfs.ProcLiveness;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The {@code /proc}-only probe (what a client uses before any native code is loaded) gives the
@@ -20,12 +19,7 @@ import org.junit.jupiter.api.Test;
  */
 class ProcLivenessAgreementTest {
   private static final PosixPlatform PLATFORM = Children.PLATFORM;
-  private final Children children = new Children();
-
-  @AfterEach
-  void cleanUp() throws InterruptedException {
-    children.close();
-  }
+  @RegisterExtension final Children children = new Children();
 
   @Test
   void procfsIsExactHere() {
@@ -55,12 +49,9 @@ class ProcLivenessAgreementTest {
 
   @Test
   void aZombieAGonePidAndAReusedIdentity() throws Exception {
-    SupervisedProcess child = children.sh("sleep 0.05 & exec sleep 30");
-    long zombie =
-        Children.eventually(5000, () -> zombieChildOf(child.pid()).isPresent())
-            ? zombieChildOf(child.pid()).orElseThrow()
-            : -1;
-    assertThat(zombie).isPositive();
+    Children.Zombie grandchild = children.zombieGrandchild();
+    SupervisedProcess child = grandchild.parent();
+    long zombie = grandchild.pid();
     assertThat(ProcLiveness.probe(zombie)).isEqualTo(Liveness.GONE);
     assertThat(ProcLiveness.probe(ProcessIdentity.ofPid(zombie))).isEqualTo(Liveness.GONE);
     assertThat(ProcLiveness.probe(child.pid())).isEqualTo(Liveness.ALIVE);
@@ -71,12 +62,5 @@ class ProcLivenessAgreementTest {
     assertThat(ProcLiveness.probe(real)).isEqualTo(Liveness.ALIVE);
     assertThat(ProcLiveness.probe(earlier)).isEqualTo(PLATFORM.probe(earlier));
     assertThat(ProcLiveness.probe(earlier)).isEqualTo(Liveness.ALIVE_NOT_OURS);
-  }
-
-  private static Optional<Long> zombieChildOf(long pid) {
-    return PLATFORM.snapshot().children(pid).stream()
-        .filter(ProcessInfo::hasExited)
-        .map(ProcessInfo::pid)
-        .findFirst();
   }
 }

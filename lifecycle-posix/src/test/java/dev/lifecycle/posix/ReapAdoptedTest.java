@@ -5,15 +5,14 @@ import static dev.lifecycle.posix.Children.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lifecycle.process.ProcessIdentity;
-import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessState;
 import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
 import dev.lifecycle.process.procfs.ProcFs;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link PosixPlatform#reapAdopted} refuses everything that is not an adopted zombie: the
@@ -23,12 +22,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class ReapAdoptedTest {
-  private final Children children = new Children();
-
-  @AfterEach
-  void endChildren() throws InterruptedException {
-    children.close();
-  }
+  @RegisterExtension final Children children = new Children();
 
   @Test
   void ourOwnUnreapedChildIsLeftToItsProcess() throws Exception {
@@ -46,24 +40,11 @@ class ReapAdoptedTest {
 
   @Test
   void aZombieOfAnotherParentIsNotReaped() throws Exception {
-    // The grandchild exits and stays a zombie: its parent (exec'ed sleep) never reaps it.
-    SupervisedProcess child =
-        children.spawn(new ProcessBuilder("/bin/sh", "-c", "sleep 0.05 & exec sleep 30"));
-    long[] zombie = {0};
-    assertThat(
-            eventually(
-                5000,
-                () -> {
-                  PLATFORM.snapshot().children(child.pid()).stream()
-                      .filter(ProcessInfo::hasExited)
-                      .forEach(row -> zombie[0] = row.pid());
-                  return zombie[0] > 0;
-                }))
-        .isTrue();
-    ProcessIdentity identity = PLATFORM.identify(zombie[0]).orElseThrow();
+    Children.Zombie zombie = children.zombieGrandchild();
+    ProcessIdentity identity = PLATFORM.identify(zombie.pid()).orElseThrow();
 
     assertThat(PLATFORM.reapAdopted(identity)).isFalse();
-    assertThat(isZombie(zombie[0])).isTrue();
+    assertThat(isZombie(zombie.pid())).isTrue();
   }
 
   @Test

@@ -11,21 +11,16 @@ import java.lang.ProcessBuilder.Redirect;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Every {@link ProcessBuilder} redirect mode, as the JDK would honour it. */
 @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class RedirectTest {
-  private final Children children = new Children();
+  @RegisterExtension final Children children = new Children();
   @TempDir Path dir;
-
-  @AfterEach
-  void cleanUp() throws InterruptedException {
-    children.close();
-  }
 
   @Test
   void pipesBothWays() throws Exception {

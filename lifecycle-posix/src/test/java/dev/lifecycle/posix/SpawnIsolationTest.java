@@ -15,9 +15,9 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import sun.misc.Signal;
 import sun.misc.SignalHandler;
@@ -25,12 +25,7 @@ import sun.misc.SignalHandler;
 /** What the child starts with: its own session, only fds 0-2, clean signals, env and cwd. */
 @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class SpawnIsolationTest {
-  private final Children children = new Children();
-
-  @AfterEach
-  void cleanUp() throws InterruptedException {
-    children.close();
-  }
+  @RegisterExtension final Children children = new Children();
 
   @Test
   void childLeadsANewSessionAndGroup() throws Exception {

@@ -11,9 +11,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Like the JDK's: once a child exited, its pipes' descriptors are released even when the caller
@@ -21,12 +21,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class StreamReleaseTest {
-  private final Children children = new Children();
-
-  @AfterEach
-  void cleanUp() throws InterruptedException {
-    children.close();
-  }
+  @RegisterExtension final Children children = new Children();
 
   @Test
   void untouchedStreamsOfExitedChildrenHoldNoDescriptors() throws Exception {

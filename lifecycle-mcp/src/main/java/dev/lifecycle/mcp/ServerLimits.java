@@ -4,7 +4,6 @@ import dev.lifecycle.internal.Setting;
 import dev.lifecycle.time.Limit;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -48,13 +47,13 @@ public record ServerLimits(Limit startup, Limit idle, Limit wallClock) {
   /** Environment variable that overrides {@code wallClock} when the property is unset. */
   public static final String WALL_CLOCK_ENV = "LIFECYCLE_MCP_WALL_CLOCK";
 
-  private static final Setting<Limit> STARTUP =
+  static final Setting<Limit> STARTUP =
       Setting.of(STARTUP_PROPERTY, STARTUP_ENV, Limit.of(DEFAULT_STARTUP), Limit::parse);
 
-  private static final Setting<Limit> IDLE =
+  static final Setting<Limit> IDLE =
       Setting.of(IDLE_PROPERTY, IDLE_ENV, Limit.disabled(), Limit::parse);
 
-  private static final Setting<Limit> WALL_CLOCK =
+  static final Setting<Limit> WALL_CLOCK =
       Setting.of(WALL_CLOCK_PROPERTY, WALL_CLOCK_ENV, Limit.disabled(), Limit::parse);
 
   /**
@@ -120,20 +119,22 @@ public record ServerLimits(Limit startup, Limit idle, Limit wallClock) {
    * @return the configured limits, read now
    */
   public static ServerLimits configured() {
-    return resolve(
-        Optional.empty(), Optional.empty(), Optional.empty(), System::getProperty, System::getenv);
+    return resolve(new Overrides(), System::getProperty, System::getenv);
   }
 
   /** Each limit set in code, else configured, else its default. */
   static ServerLimits resolve(
-      Optional<Limit> startup,
-      Optional<Limit> idle,
-      Optional<Limit> wallClock,
-      Function<String, String> properties,
-      Function<String, String> environment) {
+      Overrides inCode, Function<String, String> properties, Function<String, String> environment) {
     return new ServerLimits(
-        STARTUP.resolve(startup, properties, environment),
-        IDLE.resolve(idle, properties, environment),
-        WALL_CLOCK.resolve(wallClock, properties, environment));
+        inCode.resolve(STARTUP, properties, environment),
+        inCode.resolve(IDLE, properties, environment),
+        inCode.resolve(WALL_CLOCK, properties, environment));
+  }
+
+  /** Sets every limit of these on {@code inCode}: configuration no longer changes them. */
+  void setOn(Overrides inCode) {
+    inCode.set(STARTUP, startup);
+    inCode.set(IDLE, idle);
+    inCode.set(WALL_CLOCK, wallClock);
   }
 }

@@ -29,14 +29,8 @@ record Settings(
     return new Settings(
         builder.params,
         builder.mapper != null ? builder.mapper : McpJsonDefaults.getMapper(),
-        ShutdownLadder.resolve(
-            builder.stdinWait,
-            builder.termGrace,
-            builder.killVerify,
-            System::getProperty,
-            System::getenv),
-        ServerLimits.resolve(
-            builder.startup, builder.idle, builder.wallClock, System::getProperty, System::getenv),
+        ShutdownLadder.resolve(builder.inCode, System::getProperty, System::getenv),
+        ServerLimits.resolve(builder.inCode, System::getProperty, System::getenv),
         builder.ceilings.isPresent()
             ? builder.ceilings.get()
             : Ceilings.fromConfig(

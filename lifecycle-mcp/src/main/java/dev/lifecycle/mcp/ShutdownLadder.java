@@ -4,7 +4,6 @@ import dev.lifecycle.internal.Durations;
 import dev.lifecycle.internal.Setting;
 import dev.lifecycle.tree.TreeOptions;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -61,13 +60,13 @@ public record ShutdownLadder(Duration stdinWait, Duration termGrace, Duration ki
   /** Environment variable that overrides {@code killVerify} when the property is unset. */
   public static final String KILL_VERIFY_ENV = "LIFECYCLE_MCP_KILL_VERIFY";
 
-  private static final Setting<Duration> STDIN_WAIT =
+  static final Setting<Duration> STDIN_WAIT =
       Setting.duration(STDIN_WAIT_PROPERTY, STDIN_WAIT_ENV, DEFAULT_STDIN_WAIT);
 
-  private static final Setting<Duration> TERM_GRACE =
+  static final Setting<Duration> TERM_GRACE =
       Setting.duration(TERM_GRACE_PROPERTY, TERM_GRACE_ENV, DEFAULT_TERM_GRACE);
 
-  private static final Setting<Duration> KILL_VERIFY =
+  static final Setting<Duration> KILL_VERIFY =
       Setting.duration(KILL_VERIFY_PROPERTY, KILL_VERIFY_ENV, DEFAULT_KILL_VERIFY);
 
   /**
@@ -136,21 +135,23 @@ public record ShutdownLadder(Duration stdinWait, Duration termGrace, Duration ki
    * @return the configured ladder, read now
    */
   public static ShutdownLadder configured() {
-    return resolve(
-        Optional.empty(), Optional.empty(), Optional.empty(), System::getProperty, System::getenv);
+    return resolve(new Overrides(), System::getProperty, System::getenv);
   }
 
   /** Each step set in code, else configured, else its default. */
   static ShutdownLadder resolve(
-      Optional<Duration> stdinWait,
-      Optional<Duration> termGrace,
-      Optional<Duration> killVerify,
-      Function<String, String> properties,
-      Function<String, String> environment) {
+      Overrides inCode, Function<String, String> properties, Function<String, String> environment) {
     return new ShutdownLadder(
-        STDIN_WAIT.resolve(stdinWait, properties, environment),
-        TERM_GRACE.resolve(termGrace, properties, environment),
-        KILL_VERIFY.resolve(killVerify, properties, environment));
+        inCode.resolve(STDIN_WAIT, properties, environment),
+        inCode.resolve(TERM_GRACE, properties, environment),
+        inCode.resolve(KILL_VERIFY, properties, environment));
+  }
+
+  /** Sets every step of this ladder on {@code inCode}: configuration no longer changes them. */
+  void setOn(Overrides inCode) {
+    inCode.set(STDIN_WAIT, stdinWait);
+    inCode.set(TERM_GRACE, termGrace);
+    inCode.set(KILL_VERIFY, killVerify);
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.lifecycle.mcp;
 
 import dev.lifecycle.guard.Ceilings;
 import dev.lifecycle.internal.Durations;
+import dev.lifecycle.internal.Setting;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.tether.Tether;
 import dev.lifecycle.time.Limit;
@@ -73,9 +74,8 @@ import reactor.core.scheduler.Schedulers;
  * it, a line that is not JSON-RPC after the first valid message is logged and skipped instead of
  * ending the session.
  *
- * <p>Tested on Linux with the JNA platform ({@code lifecycle-posix}) against real servers run
- * through {@code npx}. On macOS the same code runs with the platform's weaker, untested guarantees
- * (see the tether's and the tree's documentation); Windows is not supported.
+ * <p>Tested on Linux (JNA platform) with real servers run through {@code npx}; on macOS it runs
+ * with the platform's weaker, untested guarantees; Windows is not supported.
  */
 public final class SupervisedStdioClientTransport implements McpClientTransport {
   /** The SDK's default bound on one line from the server: 16 MiB. */
@@ -209,8 +209,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
   /**
    * The server's tree, once started.
    *
-   * @return the tree, or empty before {@code connect} started the server (or when it could not
-   *     start)
+   * @return the tree; empty before {@code connect} started the server, or when it could not
    */
   public Optional<ProcessTree> processTree() {
     return supervisor.running().map(running -> running.tree);
@@ -255,8 +254,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
   /**
    * Requests in flight now, in both directions (diagnostics).
    *
-   * @return requests sent and not yet answered plus requests received and not yet answered; {@code
-   *     0} before the server started
+   * @return requests sent or received and not yet answered; {@code 0} before the server started
    */
   public int requestsInFlight() {
     return supervisor.running().map(running -> running.inFlight.size()).orElse(0);
@@ -285,22 +283,16 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
 
   @Override
   public String toString() {
-    ProcessTree tree = supervisor.running().map(running -> running.tree).orElse(null);
-    return "SupervisedStdioClientTransport[" + settings.params().getCommand() + ", " + tree + "]";
+    String command = settings.params().getCommand();
+    return "SupervisedStdioClientTransport[" + command + ", " + processTree().orElse(null) + "]";
   }
 
   /** Builds a {@link SupervisedStdioClientTransport}. Not thread-safe. */
   public static final class Builder {
-    // Read by Settings.of. Set in code or empty; empty ones come from configuration, else their
-    // defaults.
+    // Read by Settings.of; what is not set in code comes from configuration, else its default.
     final ServerParameters params;
     McpJsonMapper mapper;
-    Optional<Duration> stdinWait = Optional.empty();
-    Optional<Duration> termGrace = Optional.empty();
-    Optional<Duration> killVerify = Optional.empty();
-    Optional<Limit> startup = Optional.empty();
-    Optional<Limit> idle = Optional.empty();
-    Optional<Limit> wallClock = Optional.empty();
+    final Overrides inCode = new Overrides(); // the ladder's steps and the limits
     Optional<Path> directory = Optional.empty();
     Optional<Ceilings> ceilings = Optional.empty();
     Supplier<Tether> tether = Tether::shared;
@@ -333,10 +325,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
      * @return this builder
      */
     public Builder shutdownLadder(ShutdownLadder value) {
-      Objects.requireNonNull(value, "ladder");
-      stdinWait = Optional.of(value.stdinWait());
-      termGrace = Optional.of(value.termGrace());
-      killVerify = Optional.of(value.killVerify());
+      Objects.requireNonNull(value, "ladder").setOn(inCode);
       return this;
     }
 
@@ -349,8 +338,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
      * @throws IllegalArgumentException if {@code value} is negative (a huge one is clamped)
      */
     public Builder stdinWait(Duration value) {
-      stdinWait = Optional.of(Durations.nonNegative(value, "stdinWait"));
-      return this;
+      return set(ShutdownLadder.STDIN_WAIT, Durations.nonNegative(value, "stdinWait"));
     }
 
     /**
@@ -362,8 +350,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
      * @throws IllegalArgumentException if {@code value} is negative (a huge one is clamped)
      */
     public Builder termGrace(Duration value) {
-      termGrace = Optional.of(Durations.nonNegative(value, "termGrace"));
-      return this;
+      return set(ShutdownLadder.TERM_GRACE, Durations.nonNegative(value, "termGrace"));
     }
 
     /**
@@ -375,8 +362,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
      * @throws IllegalArgumentException if {@code value} is negative (a huge one is clamped)
      */
     public Builder killVerify(Duration value) {
-      killVerify = Optional.of(Durations.nonNegative(value, "killVerify"));
-      return this;
+      return set(ShutdownLadder.KILL_VERIFY, Durations.nonNegative(value, "killVerify"));
     }
 
     /**
@@ -387,10 +373,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
      * @return this builder
      */
     public Builder limits(ServerLimits value) {
-      Objects.requireNonNull(value, "limits");
-      startup = Optional.of(value.startup());
-      idle = Optional.of(value.idle());
-      wallClock = Optional.of(value.wallClock());
+      Objects.requireNonNull(value, "limits").setOn(inCode);
       return this;
     }
 
@@ -414,8 +397,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
      * @return this builder
      */
     public Builder startupTimeout(Limit value) {
-      startup = Optional.of(Objects.requireNonNull(value, "startupTimeout"));
-      return this;
+      return set(ServerLimits.STARTUP, Objects.requireNonNull(value, "startupTimeout"));
     }
 
     /**
@@ -425,8 +407,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
      * @return this builder
      */
     public Builder idleTimeout(Limit value) {
-      idle = Optional.of(Objects.requireNonNull(value, "idleTimeout"));
-      return this;
+      return set(ServerLimits.IDLE, Objects.requireNonNull(value, "idleTimeout"));
     }
 
     /**
@@ -436,8 +417,7 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
      * @return this builder
      */
     public Builder wallClockLimit(Limit value) {
-      wallClock = Optional.of(Objects.requireNonNull(value, "wallClockLimit"));
-      return this;
+      return set(ServerLimits.WALL_CLOCK, Objects.requireNonNull(value, "wallClockLimit"));
     }
 
     /**
@@ -499,6 +479,11 @@ public final class SupervisedStdioClientTransport implements McpClientTransport 
      */
     public Builder stderrHandler(Consumer<String> value) {
       stderrHandler = Objects.requireNonNull(value, "stderrHandler");
+      return this;
+    }
+
+    private <T> Builder set(Setting<T> setting, T value) {
+      inCode.set(setting, value);
       return this;
     }
 

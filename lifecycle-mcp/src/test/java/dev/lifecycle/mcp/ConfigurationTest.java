@@ -3,13 +3,13 @@ package dev.lifecycle.mcp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lifecycle.internal.Setting;
 import dev.lifecycle.time.Limit;
 import dev.lifecycle.tree.TreeOptions;
 import io.modelcontextprotocol.client.transport.ServerParameters;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** The ladder and limit values: defaults, 0 disables, huge values clamp. No processes. */
@@ -82,41 +82,25 @@ class ConfigurationTest {
             ShutdownLadder.KILL_VERIFY_ENV, "soon", // unusable: logged, the default stays
             ServerLimits.WALL_CLOCK_ENV, "2h");
     ShutdownLadder ladder =
-        ShutdownLadder.resolve(
-            Optional.empty(),
-            Optional.empty(),
-            Optional.empty(),
-            properties::get,
-            environment::get);
+        ShutdownLadder.resolve(new Overrides(), properties::get, environment::get);
     assertThat(ladder.termGrace()).isEqualTo(Duration.ofMillis(500)); // property
     assertThat(ladder.stdinWait()).isEqualTo(Duration.ofSeconds(1)); // environment
     assertThat(ladder.killVerify()).isEqualTo(ShutdownLadder.DEFAULT_KILL_VERIFY);
     assertThat(
             ShutdownLadder.resolve(
-                Optional.of(Duration.ZERO), // code beats the environment's "1s"
-                Optional.empty(),
-                Optional.empty(),
+                inCode(ShutdownLadder.STDIN_WAIT, Duration.ZERO), // beats the environment's "1s"
                 Map.of(ShutdownLadder.TERM_GRACE_PROPERTY, "0")::get,
                 environment::get))
         .isEqualTo(
             new ShutdownLadder(Duration.ZERO, Duration.ZERO, ShutdownLadder.DEFAULT_KILL_VERIFY));
-    ServerLimits limits =
-        ServerLimits.resolve(
-            Optional.of(Limit.ofSeconds(30)), // code
-            Optional.of(Limit.ofMinutes(5)), // code beats the property's "0"
-            Optional.empty(),
-            properties::get,
-            environment::get);
+    Overrides limitsInCode = inCode(ServerLimits.STARTUP, Limit.ofSeconds(30));
+    limitsInCode.set(ServerLimits.IDLE, Limit.ofMinutes(5)); // beats the property's "0"
+    ServerLimits limits = ServerLimits.resolve(limitsInCode, properties::get, environment::get);
     assertThat(limits.startup().duration()).isEqualTo(Duration.ofSeconds(30));
     assertThat(limits.idle().duration()).isEqualTo(Duration.ofMinutes(5));
     assertThat(limits.wallClock().duration()).isEqualTo(Duration.ofHours(2));
     assertThat(
-            ServerLimits.resolve(
-                    Optional.empty(),
-                    Optional.empty(),
-                    Optional.empty(),
-                    properties::get,
-                    environment::get)
+            ServerLimits.resolve(new Overrides(), properties::get, environment::get)
                 .idle()
                 .isEnabled())
         .isFalse(); // "0" disables
@@ -161,5 +145,11 @@ class ConfigurationTest {
     assertThat(report.endedBy()).isEqualTo(StdioShutdownReport.Step.NEVER_STARTED);
     assertThat(report.noSurvivorSeen()).isTrue();
     assertThat(transport.isRunning()).isFalse();
+  }
+
+  private static <T> Overrides inCode(Setting<T> setting, T value) {
+    Overrides overrides = new Overrides();
+    overrides.set(setting, value);
+    return overrides;
   }
 }

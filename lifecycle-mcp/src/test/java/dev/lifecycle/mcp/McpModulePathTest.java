@@ -145,15 +145,7 @@ class McpModulePathTest {
   @ParameterizedTest(name = "JDK {0}")
   @MethodSource("majors")
   void anApplicationThatRequiresTheSdkBundleNeedsNoAddModules(int major) throws Exception {
-    Run run =
-        runTheDemo(
-            List.of(
-                Jdks.java(major).toString(),
-                "--enable-native-access=com.sun.jna",
-                "--module-path",
-                path(runtime, bundleDemo),
-                "--module",
-                MAIN_MODULE));
+    Run run = runAsModule(major, bundleDemo);
     assertTheSessionRanAndEnded(run, true);
   }
 
@@ -165,15 +157,7 @@ class McpModulePathTest {
   @ParameterizedTest(name = "JDK {0}")
   @MethodSource("majors")
   void withoutTheSdkBundleTheJsonMapperCannotLoad(int major) throws Exception {
-    Run run =
-        runTheDemo(
-            List.of(
-                Jdks.java(major).toString(),
-                "--enable-native-access=com.sun.jna",
-                "--module-path",
-                path(runtime, demo),
-                "--module",
-                MAIN_MODULE));
+    Run run = runAsModule(major, demo);
     assertThat(run.exitCode).as(run.toString()).isNotZero();
     assertThat(run.stdout)
         .as(run.toString())
@@ -282,6 +266,18 @@ class McpModulePathTest {
     int rc = javac.run(null, null, null, args.toArray(String[]::new));
     assertThat(rc).as("javac exit code for " + moduleInfoFrom).isZero();
     return work.resolve(moduleInfoFrom + "-classes");
+  }
+
+  /** Runs {@code app}'s main module on the module path beside the runtime, on JDK {@code major}. */
+  private Run runAsModule(int major, Path app) throws IOException, InterruptedException {
+    return runTheDemo(
+        List.of(
+            Jdks.java(major).toString(),
+            "--enable-native-access=com.sun.jna",
+            "--module-path",
+            path(runtime, app),
+            "--module",
+            MAIN_MODULE));
   }
 
   /** One run of the demo JVM, bounded; the JVM is killed if it overruns. */

@@ -66,10 +66,7 @@ class SupervisedStdioClientTransportTest {
     assertThat(((McpSchema.TextContent) result.content().get(0)).text()).contains("completed");
     assertThat(transport.isRunning()).isTrue();
 
-    StdioShutdownReport report = transport.onShutdown().get(20, TimeUnit.SECONDS);
-    assertThat(report.reason()).isEqualTo(ShutdownReason.IDLE_TIMEOUT);
-    assertThat(report.noSurvivorSeen()).isTrue();
-    assertThat(Tagged.alive(tag)).isEmpty();
+    shutDownFor(transport, ShutdownReason.IDLE_TIMEOUT);
     assertThatThrownBy(client::listTools).hasStackTraceContaining("IDLE_TIMEOUT");
     client.closeGracefully();
   }
@@ -93,10 +90,7 @@ class SupervisedStdioClientTransportTest {
             })
         .hasStackTraceContaining("WALL_CLOCK");
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(25));
-    StdioShutdownReport report = transport.onShutdown().get(20, TimeUnit.SECONDS);
-    assertThat(report.reason()).isEqualTo(ShutdownReason.WALL_CLOCK);
-    assertThat(report.noSurvivorSeen()).isTrue();
-    assertThat(Tagged.alive(tag)).isEmpty();
+    shutDownFor(transport, ShutdownReason.WALL_CLOCK);
     client.closeGracefully();
   }
 
@@ -112,11 +106,8 @@ class SupervisedStdioClientTransportTest {
     assertThat(Duration.ofNanos(System.nanoTime() - start))
         .as("the startup bound, not the client's 30 s initialization timeout")
         .isLessThan(Duration.ofSeconds(15));
-    StdioShutdownReport report = transport.onShutdown().get(20, TimeUnit.SECONDS);
-    assertThat(report.reason()).isEqualTo(ShutdownReason.STARTUP_TIMEOUT);
+    StdioShutdownReport report = shutDownFor(transport, ShutdownReason.STARTUP_TIMEOUT);
     assertThat(report.endedBy()).isEqualTo(Step.TERM); // blocked, not reading: EOF cannot end it
-    assertThat(report.noSurvivorSeen()).isTrue();
-    assertThat(Tagged.alive(tag)).isEmpty();
   }
 
   @Test
@@ -243,11 +234,8 @@ class SupervisedStdioClientTransportTest {
     McpSyncClient client = client(transport);
     client.initialize();
     client.close(); // returns at once; the shutdown runs on a thread of its own
-    StdioShutdownReport report = transport.onShutdown().get(20, TimeUnit.SECONDS);
-    assertThat(report.reason()).isEqualTo(ShutdownReason.CLOSED);
+    StdioShutdownReport report = shutDownFor(transport, ShutdownReason.CLOSED);
     assertThat(report.endedBy()).isEqualTo(Step.KILL);
-    assertThat(report.noSurvivorSeen()).isTrue();
-    assertThat(Tagged.alive(tag)).isEmpty();
   }
 
   @Test
@@ -272,10 +260,17 @@ class SupervisedStdioClientTransportTest {
             .build();
     McpSyncClient client = client(transport);
     assertThatThrownBy(client::initialize).hasStackTraceContaining("longer than 64 bytes");
+    shutDownFor(transport, ShutdownReason.PROTOCOL_ERROR);
+  }
+
+  /** The one shutdown's report, once it says {@code reason}, no survivor, and no tagged process. */
+  private StdioShutdownReport shutDownFor(
+      SupervisedStdioClientTransport transport, ShutdownReason reason) throws Exception {
     StdioShutdownReport report = transport.onShutdown().get(20, TimeUnit.SECONDS);
-    assertThat(report.reason()).isEqualTo(ShutdownReason.PROTOCOL_ERROR);
+    assertThat(report.reason()).isEqualTo(reason);
     assertThat(report.noSurvivorSeen()).isTrue();
     assertThat(Tagged.alive(tag)).isEmpty();
+    return report;
   }
 
   private static McpSyncClient client(SupervisedStdioClientTransport transport) {

@@ -7,21 +7,11 @@ import com.sun.jna.Platform;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.SupervisedProcess;
-import java.io.File;
-import java.lang.ProcessBuilder.Redirect;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Scratch experiment for the library owners (Linux only): cheaper ways to tell a live process from
@@ -29,13 +19,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * with its own JNA direct binding (the same call path as lifecycle-posix's {@code LibC}). Probes a
  * live child and, for the zombie path, a zombie child held unreaped by the platform.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(1)
-public class ProbeAlternativesBenchmark {
+public class ProbeAlternativesBenchmark extends AverageTimeBenchmark {
   /** Direct-mapped libc, as in lifecycle-posix. */
   static final class C {
     static {
@@ -70,9 +54,7 @@ public class ProbeAlternativesBenchmark {
   @Setup
   public void setup() throws Exception {
     posix = ProcessPlatform.get();
-    ProcessBuilder builder = new ProcessBuilder("sleep", "600");
-    builder.redirectInput(Redirect.from(new File("/dev/null")));
-    builder.redirectOutput(Redirect.DISCARD).redirectError(Redirect.DISCARD);
+    ProcessBuilder builder = Trees.quietSleep();
     child = posix.spawn(builder);
     pid = (int) child.pid();
     statPath = ("/proc/" + pid + "/stat\0").getBytes(StandardCharsets.US_ASCII);

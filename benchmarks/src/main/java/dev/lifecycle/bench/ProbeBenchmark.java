@@ -4,20 +4,9 @@ import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.SupervisedProcess;
-import java.io.File;
-import java.lang.ProcessBuilder.Redirect;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * One liveness probe of a live child ({@code sleep 600}, spawned by the JNA platform in a session
@@ -25,13 +14,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * ProcessHandle.of(pid).isAlive()} and a held handle's {@code isAlive()}; {@code
  * lifecycleProbeForeignPid} probes a {@code ProcessBuilder} child (not one of the platform's own).
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(1)
-public class ProbeBenchmark {
+public class ProbeBenchmark extends AverageTimeBenchmark {
   private ProcessPlatform posix;
   private SupervisedProcess child;
   private long pid;
@@ -43,9 +26,7 @@ public class ProbeBenchmark {
   @Setup
   public void setup() throws Exception {
     posix = ProcessPlatform.get();
-    ProcessBuilder builder = new ProcessBuilder("sleep", "600");
-    builder.redirectInput(Redirect.from(new File("/dev/null")));
-    builder.redirectOutput(Redirect.DISCARD).redirectError(Redirect.DISCARD);
+    ProcessBuilder builder = Trees.quietSleep();
     child = posix.spawn(builder);
     pid = child.pid();
     identity = child.identity();

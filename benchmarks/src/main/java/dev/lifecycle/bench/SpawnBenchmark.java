@@ -11,14 +11,9 @@ import java.util.concurrent.TimeUnit;
 import org.apache.commons.exec.CommandLine;
 import org.apache.commons.exec.DefaultExecutor;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 import org.zeroturnaround.exec.ProcessExecutor;
 
@@ -28,13 +23,10 @@ import org.zeroturnaround.exec.ProcessExecutor;
  * util-linux setsid), and the peers zt-exec, Commons Exec and NuProcess, each used the way its
  * documentation shows. Every variant creates a fresh builder per call, as callers do.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(1)
-public class SpawnBenchmark {
+public class SpawnBenchmark extends AverageTimeBenchmark {
   static final String TRUE = "/bin/true";
 
   private ProcessPlatform posix;

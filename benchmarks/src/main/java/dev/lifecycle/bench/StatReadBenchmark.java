@@ -11,16 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Scratch experiment for the library owners: the cost of reading one {@code /proc/<pid>/stat} (this
@@ -28,13 +19,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * procFsStat} is the library's path (NIO FileChannel.open per read, fresh 1 KiB buffer, full
  * parse); the rest only read.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(1)
-public class StatReadBenchmark {
+public class StatReadBenchmark extends AverageTimeBenchmark {
   private final long pid = ProcessHandle.current().pid();
   private final String pathText = "/proc/" + pid + "/stat";
   private final byte[] cPath = (pathText + "\0").getBytes(StandardCharsets.US_ASCII);

@@ -55,6 +55,13 @@ final class Trees {
     return builder;
   }
 
+  /** A builder for one {@code sleep 600} with its stdio on {@code /dev/null}. */
+  static ProcessBuilder quietSleep() {
+    ProcessBuilder builder = new ProcessBuilder("sleep", "600");
+    builder.redirectInput(Redirect.from(new File("/dev/null")));
+    return builder.redirectOutput(Redirect.DISCARD).redirectError(Redirect.DISCARD);
+  }
+
   /** Members of session {@code sid} that are not zombies. */
   static int liveInSession(long sid) {
     int live = 0;

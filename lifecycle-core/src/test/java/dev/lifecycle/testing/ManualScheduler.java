@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.PriorityQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -26,6 +27,26 @@ public final class ManualScheduler implements TimerScheduler {
   private final List<Throwable> failures = new ArrayList<>();
   private long now;
   private long seq;
+
+  /**
+   * A scheduler that was shut down: every schedule call throws {@link RejectedExecutionException},
+   * and its clock stands at 0.
+   *
+   * @return a new such scheduler
+   */
+  public static TimerScheduler shutDown() {
+    return new TimerScheduler() {
+      @Override
+      public TimerHandle schedule(Duration delay, Runnable task) {
+        throw new RejectedExecutionException("deliberate: shut down");
+      }
+
+      @Override
+      public long nanoTime() {
+        return 0;
+      }
+    };
+  }
 
   @Override
   public synchronized TimerHandle schedule(Duration delay, Runnable task) {

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -204,18 +203,7 @@ class IdleTrackerTest {
 
   @Test
   void schedulerFailureNeverEscapesLeaseClose() {
-    TimerScheduler shutDown =
-        new TimerScheduler() {
-          @Override
-          public TimerHandle schedule(Duration delay, Runnable task) {
-            throw new RejectedExecutionException("deliberate: shut down");
-          }
-
-          @Override
-          public long nanoTime() {
-            return 0;
-          }
-        };
+    TimerScheduler shutDown = ManualScheduler.shutDown();
     IdleTracker tracker =
         IdleTracker.builder()
             .timeout(Limit.of(TIMEOUT))

@@ -106,18 +106,7 @@ class KeepAliveTest {
   @Test
   void escalationThatCannotBeScheduledReleasesItsToken() {
     int before = KeepAlive.openTokens();
-    TimerScheduler shutDown =
-        new TimerScheduler() {
-          @Override
-          public TimerHandle schedule(Duration delay, Runnable task) {
-            throw new RejectedExecutionException("shut down");
-          }
-
-          @Override
-          public long nanoTime() {
-            return 0;
-          }
-        };
+    TimerScheduler shutDown = ManualScheduler.shutDown();
     assertThatThrownBy(
             () -> Guards.armEscalation(Duration.ofSeconds(1), ran::incrementAndGet, shutDown))
         .isInstanceOf(RejectedExecutionException.class);

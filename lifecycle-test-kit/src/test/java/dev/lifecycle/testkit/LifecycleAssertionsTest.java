@@ -52,12 +52,7 @@ class LifecycleAssertionsTest {
 
   @Test
   void treeIsEmptyByGroupSessionAndCookie() throws Exception {
-    FixtureChild child =
-        FixtureChild.of(
-            FixtureScript.create()
-                .spawn(2, FixtureScript.create().sleep(LONG))
-                .ready()
-                .sleep(LONG));
+    FixtureChild child = sleeperWithTwoChildren();
     SupervisedProcess p = child.spawn(platform);
     try {
       FixtureChild.awaitReady(p, WAIT);
@@ -100,12 +95,7 @@ class LifecycleAssertionsTest {
     } finally {
       spinner.killAll(WAIT);
     }
-    FixtureChild sleeper =
-        FixtureChild.of(
-            FixtureScript.create()
-                .spawn(2, FixtureScript.create().sleep(LONG))
-                .ready()
-                .sleep(LONG));
+    FixtureChild sleeper = sleeperWithTwoChildren();
     SupervisedProcess q = sleeper.spawn(platform);
     try {
       FixtureChild.awaitReady(q, WAIT);
@@ -174,5 +164,11 @@ class LifecycleAssertionsTest {
     } finally {
       spinners.killAll(WAIT);
     }
+  }
+
+  /** A fixture that starts two sleeping children, reports ready and sleeps: three sleepers. */
+  private static FixtureChild sleeperWithTwoChildren() {
+    return FixtureChild.of(
+        FixtureScript.create().spawn(2, FixtureScript.create().sleep(LONG)).ready().sleep(LONG));
   }
 }

@@ -29,22 +29,18 @@ class ContainerCheckTest {
 
   @Test
   void cleanProgramLeavesOnlyPid1() throws Exception {
-    ContainerCheck.shellAsPid1(
-            "/bin/busybox sleep 0.2 & wait; echo done; exec /bin/busybox sleep 600")
-        .within(Duration.ofSeconds(30))
-        .build()
-        .run()
+    run(
+            "/bin/busybox sleep 0.2 & wait; echo done; exec /bin/busybox sleep 600",
+            Duration.ofSeconds(30))
         .assertOnlyPid1Remains();
   }
 
   @Test
   void orphanLeftRunningFails() throws Exception {
     ContainerCheck.Result result =
-        ContainerCheck.shellAsPid1(
-                "(/bin/busybox sleep 600 &); echo done; exec /bin/busybox sleep 600")
-            .within(Duration.ofSeconds(3))
-            .build()
-            .run();
+        run(
+            "(/bin/busybox sleep 600 &); echo done; exec /bin/busybox sleep 600",
+            Duration.ofSeconds(3));
     assertThatThrownBy(result::assertOnlyPid1Remains)
         .hasMessageContaining("found 2 processes")
         .hasMessageContaining("ppid 1 (busybox)");
@@ -54,12 +50,15 @@ class ContainerCheckTest {
   void unreapedZombieFails() throws Exception {
     // The orphan exits after 200 ms; PID 1 then is a sleep that never reaps it.
     ContainerCheck.Result result =
-        ContainerCheck.shellAsPid1(
-                "(/bin/busybox sleep 0.2 &); echo done; exec /bin/busybox sleep 600")
-            .within(Duration.ofSeconds(3))
-            .build()
-            .run();
+        run(
+            "(/bin/busybox sleep 0.2 &); echo done; exec /bin/busybox sleep 600",
+            Duration.ofSeconds(3));
     assertThat(result.zombies()).hasSize(1);
     assertThatThrownBy(result::assertOnlyPid1Remains).hasMessageContaining("1 unreaped zombies");
+  }
+
+  /** Runs {@code script} as PID 1 of a fresh container, for at most {@code bound}. */
+  private static ContainerCheck.Result run(String script, Duration bound) throws Exception {
+    return ContainerCheck.shellAsPid1(script).within(bound).build().run();
   }
 }

@@ -1,38 +1,7 @@
-// The consumer's outcome: clean tests pass; each leak is reported (test, process, evidence, tier)
-// and killed; nothing the build started is left.
-def reports = new File(basedir, 'target/surefire-reports')
-def xml = { name -> new File(reports, "TEST-com.example.${name}.xml").text }
+// The outcome every consumer shares, then JUnit 4's: the Platform listener cannot fail the test; it
+// reports and kills.
+def outcome = evaluate(new File(itSources, 'consumer-outcome.groovy'))
 def log = new File(basedir, 'build.log').text
-
-assert xml('CleanTest').contains('failures="0"') && xml('CleanTest').contains('errors="0"')
-
-def annotated = xml('AnnotatedLeakTest')
-assert annotated.contains('leaksADaemon() [leaksADaemon()] leaked 1 process')
-assert annotated.contains('leak-sleep 301')
-assert annotated =~ /why: (in the check's cgroup|seen as a descendant|carries a marker)/
-assert annotated =~ /attribution: (CGROUP|EVIDENCE)/
-assert annotated.contains('killed, so later tests start clean')
-
-def auto = xml('AutodetectedLeakTest')
-assert auto.contains('tests="2"') && auto.contains('failures="1"')
-assert auto.contains('leak-sleep 302')
-
-// JUnit 4: the Platform listener cannot fail the test; it reports and kills.
 assert log.contains('[lifecycle] LEAK FAILURE')
 assert log.contains('leak-sleep 303')
-
-def left = []
-new File('/proc').eachFileMatch(~/\d+/) { dir ->
-  try {
-    def cmd = new File(dir, 'cmdline').text.replace('\0' as char, ' ' as char)
-    def stat = new File(dir, 'stat').text
-    def state = stat.substring(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)
-    if (cmd.contains(new File(basedir, 'target/leak-sleep').path) && state != 'Z') {
-      left << dir.name
-    }
-  } catch (IOException ignored) {
-  }
-}
-left.each { pid -> ['kill', '-9', pid].execute().waitFor() }
-assert left.isEmpty() : "leaked processes survived the kit: ${left}"
-return true
+return outcome

@@ -31,9 +31,10 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * Launches N processes at once behind a start gate and records exit codes, output, timings and
  * every descendant seen while they ran. Variants: cold (default) or warm ({@link
  * Builder#warmUp(Runnable)} runs first), broken pipe ({@link Builder#closeStdoutAfterFirstLine()}),
- * caller-killed ({@link Builder#killCallers(int, Duration)}). Every process is spawned through the
- * {@link ProcessPlatform} in a new session with one shared tree cookie, so descendants that escape
- * are still found by {@link LaunchReport#assertAllGone(Duration)}.
+ * caller-killed ({@link Builder#killCallersOnceReady(int)}, or after a delay with {@link
+ * Builder#killCallers(int, Duration)}). Every process is spawned through the {@link
+ * ProcessPlatform} in a new session with one shared tree cookie, so descendants that escape are
+ * still found by {@link LaunchReport#assertAllGone(Duration)}.
  *
  * <pre>{@code
  * LaunchReport report = ConcurrentLaunch.builder(command).count(8).build().run();
@@ -49,6 +50,9 @@ public final class ConcurrentLaunch {
 
   private static final Duration SAMPLE_EVERY = Duration.ofMillis(50);
 
+  /** What {@link FixtureScript#ready()} prints first. */
+  private static final String READY_WORD = "ready ";
+
   private final List<String> command;
   private final int count;
   private final Map<String, String> environment;
@@ -56,6 +60,7 @@ public final class ConcurrentLaunch {
   private final boolean closeStdoutEarly;
   private final int callersToKill;
   private final Duration killAfter;
+  private final boolean killOnReady;
   private final Duration timeout;
   private final ProcessPlatform platform;
 
@@ -67,6 +72,7 @@ public final class ConcurrentLaunch {
     this.closeStdoutEarly = b.closeStdoutEarly;
     this.callersToKill = b.callersToKill;
     this.killAfter = b.killAfter;
+    this.killOnReady = b.killOnReady;
     this.timeout = b.timeout;
     this.platform = b.platform != null ? b.platform : ProcessPlatform.get();
   }
@@ -119,19 +125,13 @@ public final class ConcurrentLaunch {
                   Thread.currentThread().interrupt();
                   return;
                 }
-                slots[index] = runOne(index, gateOpened[0], cookie, started, killed);
+                slots[index] = runOne(index, gateOpened[0], cookie, started, killed, background);
               }));
     }
     try {
       ready.await();
       gateOpened[0] = System.nanoTime();
       gate.countDown();
-      if (callersToKill > 0) {
-        background.schedule(
-            () -> killCallers(started, killed),
-            Polling.clampNanos(killAfter),
-            TimeUnit.NANOSECONDS);
-      }
       long deadline = System.nanoTime() + Polling.clampNanos(timeout.plus(DRAIN).plus(DRAIN));
       for (Thread t : threads) {
         t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
@@ -163,7 +163,8 @@ public final class ConcurrentLaunch {
       long gateOpened,
       String cookie,
       AtomicReferenceArray<SupervisedProcess> started,
-      Set<Integer> killed) {
+      Set<Integer> killed,
+      ScheduledExecutorService background) {
     ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().putAll(environment);
     SupervisedProcess p;
@@ -178,8 +179,15 @@ public final class ConcurrentLaunch {
     started.set(index, p);
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    Thread outReader = drain(p.getInputStream(), out, closeStdoutEarly);
-    Thread errReader = drain(p.getErrorStream(), err, false);
+    Runnable kill = () -> killCaller(index, p, killed);
+    Runnable onReady = killOnReady && index < callersToKill ? kill : null;
+    if (index < callersToKill && !killOnReady) {
+      // counted from the gate, but never before this caller has started
+      long wait = gateOpened + Polling.clampNanos(killAfter) - System.nanoTime();
+      background.schedule(kill, Math.max(0, wait), TimeUnit.NANOSECONDS);
+    }
+    Thread outReader = drain(p.getInputStream(), out, closeStdoutEarly, onReady);
+    Thread errReader = drain(p.getErrorStream(), err, false, null);
     boolean exited;
     try {
       exited = p.waitFor(Polling.clampNanos(timeout), TimeUnit.NANOSECONDS);
@@ -209,17 +217,30 @@ public final class ConcurrentLaunch {
         killed.contains(index));
   }
 
-  private static Thread drain(InputStream in, ByteArrayOutputStream sink, boolean firstLineOnly) {
+  /** Copies {@code in} to {@code sink}; runs {@code onReady} on the first line that says ready. */
+  private static Thread drain(
+      InputStream in, ByteArrayOutputStream sink, boolean firstLineOnly, Runnable onReady) {
     return Threads.startDaemon(
         "concurrent-launch-reader",
         () -> {
+          StringBuilder line = new StringBuilder();
+          Runnable pending = onReady;
           try (in) {
             int b;
             while ((b = in.read()) >= 0) {
               synchronized (sink) {
                 sink.write(b);
               }
-              if (firstLineOnly && b == '\n') {
+              if (b != '\n') {
+                line.append((char) b);
+                continue;
+              }
+              if (pending != null && line.toString().startsWith(READY_WORD)) {
+                pending.run();
+                pending = null;
+              }
+              line.setLength(0);
+              if (firstLineOnly) {
                 return; // closing stdout now is the broken-pipe variant
               }
             }
@@ -229,13 +250,9 @@ public final class ConcurrentLaunch {
         });
   }
 
-  private void killCallers(AtomicReferenceArray<SupervisedProcess> started, Set<Integer> killed) {
-    for (int i = 0; i < count && killed.size() < callersToKill; i++) {
-      SupervisedProcess p = started.get(i);
-      if (p != null && p.isAlive()) {
-        killed.add(i);
-        platform.signal(p.identity(), Signal.KILL);
-      }
+  private void killCaller(int index, SupervisedProcess p, Set<Integer> killed) {
+    if (p.isAlive() && killed.add(index)) {
+      platform.signal(p.identity(), Signal.KILL);
     }
   }
 
@@ -272,6 +289,7 @@ public final class ConcurrentLaunch {
     private boolean closeStdoutEarly;
     private int callersToKill;
     private Duration killAfter = Duration.ZERO;
+    private boolean killOnReady;
     private Duration timeout = DEFAULT_TIMEOUT;
     private ProcessPlatform platform;
 
@@ -331,7 +349,10 @@ public final class ConcurrentLaunch {
     }
 
     /**
-     * Caller-killed variant: SIGKILL the first {@code howMany} running processes after a delay.
+     * Caller-killed variant: SIGKILL the first {@code howMany} processes {@code after} the start
+     * gate opens (or as soon as each has started, if that is later), if they still run then. The
+     * delay races what the callers do themselves: on a loaded machine a caller may not yet have
+     * started what it was to orphan. {@link #killCallersOnceReady(int)} races nothing.
      *
      * @param howMany how many processes to kill, {@code 0..count}
      * @param after the delay after the start
@@ -345,6 +366,23 @@ public final class ConcurrentLaunch {
       }
       this.callersToKill = howMany;
       this.killAfter = Objects.requireNonNull(after, "after");
+      this.killOnReady = false;
+      return this;
+    }
+
+    /**
+     * Caller-killed variant without a race: SIGKILL each of the first {@code howMany} processes the
+     * moment it prints its first line starting with {@code ready } on stdout, as a {@link
+     * FixtureScript#ready()} step does once the children above it are forked. A process that never
+     * prints it is not killed (and not reported as {@link LaunchResult#killedByHarness()}).
+     *
+     * @param howMany how many processes to kill, {@code 0..count}
+     * @return this builder
+     * @throws IllegalArgumentException if {@code howMany} is negative or above the count
+     */
+    public Builder killCallersOnceReady(int howMany) {
+      killCallers(howMany, Duration.ZERO);
+      this.killOnReady = true;
       return this;
     }
 

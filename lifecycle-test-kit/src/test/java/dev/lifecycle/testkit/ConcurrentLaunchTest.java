@@ -49,18 +49,19 @@ class ConcurrentLaunchTest {
 
   @Test
   void callerKilledVariantReportsDescendantsThatOutliveTheirCaller() throws Exception {
-    // Each caller starts a long-sleeping child; two callers are SIGKILLed mid-run, so their
-    // children are orphaned and must be reported (then killed) by assertAllGone.
+    // Each caller starts a long-sleeping child; two callers are SIGKILLed once they say so, so
+    // their children are orphaned and must be reported (then killed) by assertAllGone.
     FixtureChild child =
         FixtureChild.of(
             FixtureScript.create()
                 .spawn(1, FixtureScript.create().sleep(Duration.ofSeconds(60)))
+                .ready()
                 .sleep(Duration.ofMillis(400))
                 .exit(0));
     LaunchReport report =
         ConcurrentLaunch.builder(child.command())
             .count(4)
-            .killCallers(2, Duration.ofMillis(150))
+            .killCallersOnceReady(2)
             .timeout(BOUND)
             .build()
             .run();
@@ -72,6 +73,23 @@ class ConcurrentLaunchTest {
     assertThatThrownBy(() -> report.assertAllGone(Duration.ofMillis(300)))
         .hasMessageContaining("4 processes of the launch still run")
         .hasMessageContaining("sleep 60");
+    assertThat(report.survivors()).isEmpty();
+  }
+
+  @Test
+  void aDelayedKillWaitsForACallerThatStartsLate() throws Exception {
+    // A kill due before the caller has even started still lands once it has.
+    LaunchReport report =
+        ConcurrentLaunch.builder(
+                FixtureChild.of(FixtureScript.create().sleep(Duration.ofSeconds(60))).command())
+            .count(2)
+            .killCallers(2, Duration.ZERO)
+            .timeout(BOUND)
+            .build()
+            .run();
+    assertThat(report.results())
+        .allMatch(LaunchResult::killedByHarness)
+        .allMatch(r -> r.exitCode().orElse(-1) == 128 + 9);
     assertThat(report.survivors()).isEmpty();
   }
 

@@ -79,6 +79,15 @@ final class CgroupTrees {
     return out;
   }
 
+  /** The names of the owned cgroups that hold a live process. */
+  Set<String> names() {
+    Set<String> out = new HashSet<>();
+    for (Owned o : owned) {
+      out.add(o.dir.getFileName().toString());
+    }
+    return out;
+  }
+
   /**
    * The cgroup trees, each with the members that are its own: carriers of its cookie, and processes
    * that carry none and belong to no SESSION tree ({@code inSessionTrees}).

@@ -43,7 +43,13 @@ import java.util.Set;
  * <p>{@link #reap} ends, staged (TERM and CONT, grace, KILL, verify), exactly the trees whose owner
  * is proven gone, re-judged just before; it never signals a process that is not a member of such a
  * tree, never a tree that holds this process or one of its ancestors, never a tether sidecar, and a
- * detached tree only when asked.
+ * detached tree only when asked. The members it is handed must still be proven the tree's (in its
+ * cgroup, or carrying its cookie or descended from a process that does): a stale or hand-made list
+ * is refused, and a fresh {@link #take()} lists the tree as it is now.
+ *
+ * <p>{@link #take()} and {@link #readStore} only read. {@link #reap} also removes the detach marks
+ * of trees that have no live member left (a detached daemon that has since exited), in every mark
+ * directory this user may write; a mark of a tree with a live member is never removed.
  */
 public final class Inventory {
   /** The default window over which CPU shares are measured: two snapshots this far apart. */

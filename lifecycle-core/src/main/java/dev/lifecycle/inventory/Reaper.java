@@ -1,5 +1,6 @@
 package dev.lifecycle.inventory;
 
+import dev.lifecycle.internal.DetachMarks;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessPlatform;
@@ -22,13 +23,39 @@ import java.util.Set;
 final class Reaper {
   private final ProcessPlatform platform;
   private final Owners owners;
+  private final MemberProof proof;
 
   Reaper(ProcessPlatform platform, Owners owners) {
     this.platform = platform;
     this.owners = owners;
+    this.proof = new MemberProof(platform);
   }
 
   List<ReapReport> reap(List<FoundTree> trees, Duration grace, boolean includeDetached) {
+    Set<String> marks = DetachMarks.all(); // before the look that proves them stale
+    List<ReapReport> reports = end(trees, grace, includeDetached);
+    DetachMarks.remove(stale(marks));
+    return reports;
+  }
+
+  /**
+   * The marks of {@code marks} whose tree has no live member: no live process carries the key as
+   * its cookie and no owned cgroup of that name holds one. Keys are unique per tree, so a tree gone
+   * now cannot come back under its key.
+   */
+  private Set<String> stale(Set<String> marks) {
+    if (marks.isEmpty()) {
+      return marks;
+    }
+    FirstLook look = FirstLook.take(platform);
+    Set<String> live = new HashSet<>(look.cookieOf.values());
+    live.addAll(CgroupTrees.find(platform, look).names());
+    Set<String> out = new HashSet<>(marks);
+    out.removeAll(live);
+    return out;
+  }
+
+  private List<ReapReport> end(List<FoundTree> trees, Duration grace, boolean includeDetached) {
     Set<Long> protectedPids = selfAndAncestors();
     List<ReapReport> reports = new ArrayList<>();
     for (FoundTree tree : trees) {
@@ -39,11 +66,17 @@ final class Reaper {
       if (kept.isEmpty()) {
         kept = holdsAnotherOwnersTree(tree, trees);
       }
+      StringBuilder why = new StringBuilder();
+      Optional<ProcessIdentity> anchor =
+          kept.isPresent() ? Optional.empty() : proof.anchor(tree, why);
+      if (kept.isEmpty() && anchor.isEmpty()) {
+        kept = Optional.of(why.toString());
+      }
       if (kept.isPresent()) {
         reports.add(new ReapReport(tree, Optional.empty(), "left alone: " + kept.get()));
         continue;
       }
-      ProcessIdentity oldest = tree.members().get(0).identity();
+      ProcessIdentity oldest = anchor.orElseThrow();
       String label = tree.kind() + " tree " + tree.id();
       TerminationReport report =
           tree.kind() == FoundTree.Kind.CGROUP

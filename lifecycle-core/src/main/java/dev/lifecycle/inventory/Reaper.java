@@ -6,8 +6,8 @@ import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.ProcessTable;
 import dev.lifecycle.process.cgroup.Cgroup;
-import dev.lifecycle.tree.Orphans;
 import dev.lifecycle.tree.TerminationReport;
+import dev.lifecycle.tree.orphans.OrphanEnding;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -80,8 +80,9 @@ final class Reaper {
       String label = tree.kind() + " tree " + tree.id();
       TerminationReport report =
           tree.kind() == FoundTree.Kind.CGROUP
-              ? Orphans.endCgroup(platform, tree.cgroup().orElseThrow(), oldest, grace, label)
-              : Orphans.endByCookie(platform, tree.cookie(), oldest, grace, label);
+              ? OrphanEnding.engine()
+                  .endCgroup(platform, tree.cgroup().orElseThrow(), oldest, grace, label)
+              : OrphanEnding.engine().endByCookie(platform, tree.cookie(), oldest, grace, label);
       String outcome =
           report.survivors().isEmpty()
               ? "ended by "

@@ -21,6 +21,9 @@ import java.util.Set;
  * before; leaves every other one alone and says why.
  */
 final class Reaper {
+  private static final OrphanEnding.Engine<TerminationReport> ORPHANS =
+      OrphanEnding.engine(TerminationReport.class);
+
   private final ProcessPlatform platform;
   private final Owners owners;
   private final MemberProof proof;
@@ -80,9 +83,8 @@ final class Reaper {
       String label = tree.kind() + " tree " + tree.id();
       TerminationReport report =
           tree.kind() == FoundTree.Kind.CGROUP
-              ? OrphanEnding.engine()
-                  .endCgroup(platform, tree.cgroup().orElseThrow(), oldest, grace, label)
-              : OrphanEnding.engine().endByCookie(platform, tree.cookie(), oldest, grace, label);
+              ? ORPHANS.endCgroup(platform, tree.cgroup().orElseThrow(), oldest, grace, label)
+              : ORPHANS.endByCookie(platform, tree.cookie(), oldest, grace, label);
       String outcome =
           report.survivors().isEmpty()
               ? "ended by "

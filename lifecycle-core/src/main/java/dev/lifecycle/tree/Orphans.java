@@ -18,9 +18,9 @@ import java.util.Objects;
  * registers itself when initialized, so that neither it nor the engines are API. Stateless,
  * thread-safe.
  */
-final class Orphans implements OrphanEnding.Engine {
+final class Orphans implements OrphanEnding.Engine<TerminationReport> {
   static {
-    OrphanEnding.register(new Orphans());
+    OrphanEnding.register(TerminationReport.class, new Orphans());
   }
 
   private Orphans() {}

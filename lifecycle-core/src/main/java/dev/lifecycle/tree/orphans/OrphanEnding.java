@@ -2,7 +2,6 @@ package dev.lifecycle.tree.orphans;
 
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
-import dev.lifecycle.tree.TerminationReport;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -15,12 +14,17 @@ import java.util.Objects;
  */
 public final class OrphanEnding {
   private static final String ENGINE_CLASS = "dev.lifecycle.tree.Orphans";
-  private static volatile Engine engine;
+  private static volatile Engine<?> engine;
+  private static volatile Class<?> reportType;
 
   private OrphanEnding() {}
 
-  /** What the tree package offers: staged termination of a tree left behind by its owner. */
-  public interface Engine {
+  /**
+   * What the tree package offers: staged termination of a tree left behind by its owner.
+   *
+   * @param <R> the termination report
+   */
+  public interface Engine<R> {
     /**
      * Ends every process in {@code cgroup} (and below), then removes the cgroup.
      *
@@ -31,7 +35,7 @@ public final class OrphanEnding {
      * @param label what the report calls the tree
      * @return what the termination did and whether the cgroup is proven empty
      */
-    TerminationReport endCgroup(
+    R endCgroup(
         ProcessPlatform platform,
         Path cgroup,
         ProcessIdentity anyMember,
@@ -49,7 +53,7 @@ public final class OrphanEnding {
      * @param label what the report calls the tree
      * @return what the termination did and whether the tree is proven gone
      */
-    TerminationReport endByCookie(
+    R endByCookie(
         ProcessPlatform platform,
         String cookie,
         ProcessIdentity oldest,
@@ -60,31 +64,41 @@ public final class OrphanEnding {
   /**
    * Called once, by the tree package's engine.
    *
+   * @param <R> the report type
+   * @param type the report type, checked by {@link #engine}
    * @param value the engine
    * @throws IllegalStateException when an engine is already set
    */
-  public static synchronized void register(Engine value) {
+  public static synchronized <R> void register(Class<R> type, Engine<R> value) {
     if (engine != null) {
       throw new IllegalStateException("the orphan engine is already registered");
     }
+    reportType = Objects.requireNonNull(type, "type");
     engine = Objects.requireNonNull(value, "value");
   }
 
   /**
    * The engine, initializing its class first if nothing did yet.
    *
+   * @param <R> the report type
+   * @param type the report type the caller expects
    * @return the tree package's engine
+   * @throws IllegalStateException when no engine registered, or one with another report type
    */
-  public static Engine engine() {
-    Engine e = engine;
-    if (e == null) {
+  @SuppressWarnings("unchecked") // checked against the registered type
+  public static <R> Engine<R> engine(Class<R> type) {
+    if (engine == null) {
       try {
         Class.forName(ENGINE_CLASS, true, OrphanEnding.class.getClassLoader());
       } catch (ClassNotFoundException ex) {
         throw new IllegalStateException("no orphan engine: " + ENGINE_CLASS, ex);
       }
-      e = engine;
     }
-    return Objects.requireNonNull(e, "the orphan engine did not register");
+    synchronized (OrphanEnding.class) {
+      if (engine == null || reportType != type) {
+        throw new IllegalStateException("no orphan engine reporting " + type.getName());
+      }
+      return (Engine<R>) engine;
+    }
   }
 }

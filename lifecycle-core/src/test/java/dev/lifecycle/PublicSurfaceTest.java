@@ -103,7 +103,6 @@ class PublicSurfaceTest {
           "dev.lifecycle.tree",
           Set.of(
               "Discovery",
-              "Orphans",
               "ProcessTree",
               "SelfTermination",
               "SpawnedTrees",
@@ -146,11 +145,15 @@ class PublicSurfaceTest {
     }
     assertThat(toEveryone).containsExactlyInAnyOrderElementsOf(API.keySet());
     assertThat(qualified).isEqualTo(new TreeMap<>(QUALIFIED));
-    // process.jdk (the fallback platform) is loaded by name and guard.watchdog is reached through
-    // trees only: neither is exported.
+    // process.jdk (the fallback platform) is loaded by name, guard.watchdog is reached through
+    // trees only and tree.orphans (the orphan engine's seam) through the inventory only: none is
+    // exported.
     assertThat(packagesOf(classesOf(ProcessPlatform.class)))
-        .contains("dev.lifecycle.process.jdk", "dev.lifecycle.guard.watchdog")
-        .hasSize(API.size() + QUALIFIED.size() + 2);
+        .contains(
+            "dev.lifecycle.process.jdk",
+            "dev.lifecycle.guard.watchdog",
+            "dev.lifecycle.tree.orphans")
+        .hasSize(API.size() + QUALIFIED.size() + 3);
   }
 
   @Test

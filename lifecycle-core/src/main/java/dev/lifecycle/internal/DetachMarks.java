@@ -8,6 +8,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.Set;
 
 /**
@@ -19,7 +20,8 @@ import java.util.Set;
  *
  * <p>Where: the system property {@value #DIR_PROPERTY}, else the environment variable {@value
  * #DIR_ENV}, else {@code <java.io.tmpdir>/lifecycle-detached-<uid>}. Readers look in that directory
- * and in every {@code lifecycle-detached-*} directory of {@code java.io.tmpdir}.
+ * and in every {@code lifecycle-detached-*} directory of {@code java.io.tmpdir}. A mark outlives
+ * its tree until a sweep ({@link #remove}) proves the tree has no live member.
  */
 public final class DetachMarks {
   /** System property naming the directory marks are written to. */
@@ -102,23 +104,53 @@ public final class DetachMarks {
    */
   public static Set<String> all() {
     Set<String> keys = new HashSet<>();
-    collect(directory(), keys);
-    Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
-    try (DirectoryStream<Path> dirs = Files.newDirectoryStream(tmp, DEFAULT_PREFIX + "*")) {
-      for (Path dir : dirs) {
-        collect(dir, keys);
-      }
-    } catch (IOException | RuntimeException e) {
-      // an unreadable tmpdir hides marks: those trees would look not detached, and are then
-      // still only ended when their owner is proven gone
+    for (Path dir : directories()) {
+      collect(dir, keys);
     }
     return keys;
   }
 
-  private static void collect(Path dir, Set<String> keys) {
-    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+  /**
+   * Removes the marks of {@code keys} from every directory readers look in, where this user may.
+   * Callers pass only keys whose tree has no live member left, so no tree loses what its mark kept
+   * it from.
+   *
+   * @param keys the keys whose marks go
+   */
+  public static void remove(Set<String> keys) {
+    if (keys.isEmpty()) {
       return;
     }
+    for (Path dir : directories()) {
+      for (String key : keys) {
+        if (!isKey(key)) {
+          continue;
+        }
+        try {
+          Files.deleteIfExists(dir.resolve(key));
+        } catch (IOException | RuntimeException e) {
+          // another user's directory: that user's own sweep removes it
+        }
+      }
+    }
+  }
+
+  /** This process's directory and every {@code lifecycle-detached-*} one; never a symbolic link. */
+  private static Set<Path> directories() {
+    Set<Path> dirs = new LinkedHashSet<>();
+    dirs.add(directory());
+    Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+    try (DirectoryStream<Path> found = Files.newDirectoryStream(tmp, DEFAULT_PREFIX + "*")) {
+      found.forEach(dirs::add);
+    } catch (IOException | RuntimeException e) {
+      // an unreadable tmpdir hides marks: those trees would look not detached, and are then
+      // still only ended when their owner is proven gone
+    }
+    dirs.removeIf(dir -> !Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS));
+    return dirs;
+  }
+
+  private static void collect(Path dir, Set<String> keys) {
     try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
       for (Path file : files) {
         String name = file.getFileName().toString();
@@ -132,9 +164,13 @@ public final class DetachMarks {
   }
 
   private static void check(String key) {
-    if (key.length() < 8 || key.length() > 200 || !Ascii.isWord(key, 0, "._-")) {
+    if (!isKey(key)) {
       throw new IllegalArgumentException("not a tree key: " + key);
     }
+  }
+
+  private static boolean isKey(String key) {
+    return key.length() >= 8 && key.length() <= 200 && Ascii.isWord(key, 0, "._-");
   }
 
   private static String userTag() {

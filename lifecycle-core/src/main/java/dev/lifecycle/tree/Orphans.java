@@ -3,6 +3,7 @@ package dev.lifecycle.tree;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.cgroup.Cgroup;
+import dev.lifecycle.tree.orphans.OrphanEnding;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -13,22 +14,19 @@ import java.util.Objects;
  * verify) and the same report. Membership is exact or nothing: a CGROUP-tier tree is its cgroup's
  * members, ended with {@code cgroup.kill}; a SESSION-tier tree is the processes carrying its cookie
  * and their descendants, each signalled by identity. Whether the owner is gone is the caller's
- * judgement, made on proof before calling. Stateless, thread-safe.
+ * judgement, made on proof before calling. Reached only through {@link OrphanEnding}, where it
+ * registers itself when initialized, so that neither it nor the engines are API. Stateless,
+ * thread-safe.
  */
-public final class Orphans {
+final class Orphans implements OrphanEnding.Engine<TerminationReport> {
+  static {
+    OrphanEnding.register(TerminationReport.class, new Orphans());
+  }
+
   private Orphans() {}
 
-  /**
-   * Ends every process in {@code cgroup} (and below), then removes the cgroup.
-   *
-   * @param platform signals and reads the processes
-   * @param cgroup the tree's cgroup directory
-   * @param anyMember a member's identity, named in the report as the tree's leader
-   * @param grace how long the members may take to exit after SIGTERM
-   * @param label what the report calls the tree
-   * @return what the termination did and whether the cgroup is proven empty
-   */
-  public static TerminationReport endCgroup(
+  @Override
+  public TerminationReport endCgroup(
       ProcessPlatform platform,
       Path cgroup,
       ProcessIdentity anyMember,
@@ -53,18 +51,8 @@ public final class Orphans {
         .run();
   }
 
-  /**
-   * Ends every process that carries {@code cookie} (and their descendants), each by identity.
-   *
-   * @param platform signals and reads the processes
-   * @param cookie the tree's cookie, as its processes carry it
-   * @param oldest the identity of the oldest carrier: processes started before it cannot carry the
-   *     cookie
-   * @param grace how long the members may take to exit after SIGTERM
-   * @param label what the report calls the tree
-   * @return what the termination did and whether the tree is proven gone
-   */
-  public static TerminationReport endByCookie(
+  @Override
+  public TerminationReport endByCookie(
       ProcessPlatform platform,
       String cookie,
       ProcessIdentity oldest,

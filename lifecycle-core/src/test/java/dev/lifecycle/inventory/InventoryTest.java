@@ -14,6 +14,7 @@ import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.TerminationReport;
 import dev.lifecycle.tree.TreeOptions;
 import java.lang.ProcessBuilder.Redirect;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -163,6 +164,107 @@ class InventoryTest {
     ReapReport ended = inventory.reap(List.of(found), Duration.ZERO, true).get(0);
     assertThat(ended.ended()).as(ended.outcome()).isTrue();
     assertThat(found.members()).allMatch(m -> platform.probe(m.identity()) == Liveness.GONE);
+  }
+
+  @Test
+  void aTreeThatHoldsALiveOwnersTreeIsLeftAlone() throws Exception {
+    // A lifecycle program inside an orphan (a broker its dead creator left) runs a tree of its
+    // own: ending the orphan would end that live owner's tree.
+    String orphanCookie = SpawnOptions.newCookie(deadProcess());
+    ProcessBuilder b =
+        new ProcessBuilder(
+                "sh",
+                "-c",
+                "read c; " + SpawnOptions.COOKIE_VARIABLE + "=$c sh -c \"" + STUBBORN + "\" & wait")
+            .redirectOutput(Redirect.DISCARD);
+    b.environment().put(SpawnOptions.COOKIE_VARIABLE, orphanCookie);
+    Process host = b.start();
+    started.add(host);
+    ProcessIdentity hostId = platform.identify(host.pid()).orElseThrow();
+    String nestedCookie = SpawnOptions.newCookie(hostId);
+    host.getOutputStream().write((nestedCookie + "\n").getBytes(StandardCharsets.UTF_8));
+    host.getOutputStream().flush();
+
+    FoundTree orphan = awaitFound(orphanCookie, 1);
+    FoundTree nested = awaitFound(nestedCookie, 3);
+    assertThat(orphan.owner().verdict()).isEqualTo(OwnerVerdict.GONE);
+    assertThat(nested.owner().verdict()).isEqualTo(OwnerVerdict.ALIVE);
+    assertThat(nested.owner().identity()).contains(hostId);
+
+    List<ReapReport> reports =
+        inventory.reap(List.of(orphan, nested), Duration.ofMillis(200), false);
+    assertThat(reports.get(0).termination()).as(reports.get(0).outcome()).isEmpty();
+    assertThat(reports.get(0).outcome())
+        .contains("holds SESSION tree " + nestedCookie + " of an owner not proven gone");
+    assertThat(reports.get(1).termination()).isEmpty();
+    assertThat(host.isAlive()).isTrue();
+    for (Member m : nested.members()) {
+      assertThat(platform.probe(m.identity())).isEqualTo(Liveness.ALIVE);
+    }
+  }
+
+  @Test
+  void membersNotProvenTheTreesAreNeverSignalled() throws Exception {
+    Process stranger = start(STUBBORN, null); // older than the orphan, same command line
+    String cookie = SpawnOptions.newCookie(deadProcess());
+    start(STUBBORN, cookie);
+    FoundTree found = awaitFound(cookie, 3);
+    ProcessIdentity strangerId = platform.identify(stranger.pid()).orElseThrow();
+    Member impostor = new Member(strangerId, 1, found.members().get(0).state(), "sh", -1, -1);
+    List<Member> forged = new ArrayList<>(List.of(impostor));
+    forged.addAll(found.members());
+    FoundTree handMade =
+        new FoundTree(
+            found.kind(),
+            found.id(),
+            found.cgroup(),
+            found.cookie(),
+            found.owner(),
+            found.age(),
+            forged,
+            false);
+
+    ReapReport refused = inventory.reap(List.of(handMade), Duration.ZERO, false).get(0);
+    assertThat(refused.termination()).as(refused.outcome()).isEmpty();
+    assertThat(refused.outcome()).contains("pid " + stranger.pid() + " is not proven a member");
+    assertThat(stranger.isAlive()).isTrue();
+    assertThat(found.members()).allMatch(m -> platform.probe(m.identity()) == Liveness.ALIVE);
+
+    ReapReport ended = inventory.reap(List.of(found), Duration.ZERO, false).get(0);
+    assertThat(ended.ended()).as(ended.outcome()).isTrue();
+    assertThat(stranger.isAlive()).isTrue();
+    assertThat(stranger.descendants().filter(ProcessHandle::isAlive).count()).isEqualTo(2);
+  }
+
+  @Test
+  void theMarkOfADetachedTreeWithNoLiveMemberGoesWithTheNextReapNotWithALook() throws Exception {
+    String gone = SpawnOptions.newCookie(deadProcess());
+    Process daemon = start(STUBBORN, gone);
+    DetachMarks.mark(gone, "detached by a test");
+    String kept = SpawnOptions.newCookie(deadProcess());
+    start(STUBBORN, kept);
+    DetachMarks.mark(kept, "detached by a test");
+    FoundTree keptTree = awaitFound(kept, 3);
+    awaitFound(gone, 3);
+    daemon.descendants().forEach(ProcessHandle::destroyForcibly);
+    daemon.destroyForcibly().waitFor();
+    Await.until(
+        BOUND,
+        "the daemon's tree gone from the inventory",
+        () -> {
+          try {
+            return inventory.take().stream().noneMatch(t -> t.id().equals(gone));
+          } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+          }
+        });
+    assertThat(marks.resolve(gone)).as("a look removes nothing").exists();
+
+    inventory.reap(List.of(), Duration.ZERO, false);
+    assertThat(marks.resolve(gone)).doesNotExist();
+    assertThat(marks.resolve(kept)).exists();
+    assertThat(keptTree.members()).allMatch(m -> platform.probe(m.identity()) == Liveness.ALIVE);
+    assertThat(awaitFound(kept, 3).detached()).isTrue();
   }
 
   @Test

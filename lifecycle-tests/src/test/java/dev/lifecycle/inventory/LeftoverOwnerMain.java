@@ -18,8 +18,8 @@ import java.util.List;
  * <id>} for the detached one; the id is the cgroup's name or the cookie), {@code TETHER <pid>} when
  * its trees are bound to a tether, then {@code READY}, and waits to be killed.
  *
- * <p>Arguments: {@code <session|cgroup> <redis-server path or -> <detach yes|no> <tether yes|no>
- * <dir>}.
+ * <p>Arguments: {@code <session|cgroup|auto> <redis-server path or -> <detach yes|no> <tether
+ * yes|no> <dir>}; {@code auto} lets the host decide and prints {@code TIER <tier>} first.
  */
 public final class LeftoverOwnerMain {
   static final String STUBBORN = "trap '' TERM; sleep 301 & sleep 301 & wait";
@@ -28,15 +28,19 @@ public final class LeftoverOwnerMain {
   private LeftoverOwnerMain() {}
 
   public static void main(String[] args) throws Exception {
-    TreeOptions options =
-        TreeOptions.defaults()
-            .withContainment(
-                args[0].equals("session")
-                    ? Containment.Mode.SESSION
-                    : Containment.Mode.REQUIRE_CGROUP);
+    Containment.Mode mode =
+        switch (args[0]) {
+          case "session" -> Containment.Mode.SESSION;
+          case "auto" -> Containment.Mode.AUTO;
+          default -> Containment.Mode.REQUIRE_CGROUP;
+        };
+    TreeOptions options = TreeOptions.defaults().withContainment(mode);
     Tether tether = args[3].equals("yes") ? Tether.builder().start() : null;
     List<ProcessTree> trees = new ArrayList<>();
     trees.add(spawn(tether, sh(STUBBORN), options, 3));
+    if (mode == Containment.Mode.AUTO) {
+      System.out.println("TIER " + trees.get(0).tier());
+    }
     trees.add(spawn(tether, sh(DAEMON), options, 3));
     if (!args[1].equals("-")) {
       String daemonize = args[0].equals("session") ? "no" : "yes";

@@ -89,6 +89,33 @@ class LeftoversTest {
     sweep("cgroup", false);
   }
 
+  @Test
+  void sessionTierOrphansOfAnUnprivilegedOwnerAreEndedExactly(@TempDir Path shared)
+      throws Exception {
+    AsNobody nobody = AsNobody.in(shared);
+    // As nobody, in this JVM's root-owned cgroup, the host decides: the SESSION tier.
+    Process doomed =
+        track(nobody.javaMain(LeftoverOwnerMain.class, "auto", "-", "no", "no", "-").start());
+    Process survivor =
+        track(nobody.javaMain(LeftoverOwnerMain.class, "auto", "-", "no", "no", "-").start());
+    Owned a = read(Procs.stdout(doomed));
+    Owned b = read(Procs.stdout(survivor));
+    assertThat(a.tier).isEqualTo("SESSION");
+    assertThat(b.tier).isEqualTo("SESSION");
+    Process stranger =
+        track(
+            nobody
+                .command(List.of("sh", "-c", LeftoverOwnerMain.STUBBORN))
+                .redirectOutput(Redirect.DISCARD)
+                .start());
+    check(doomed, a, b, stranger);
+  }
+
+  private Process track(Process p) {
+    procs.track(p.pid());
+    return p;
+  }
+
   private void sweep(String tier, boolean tethered) throws Exception {
     String redis = Requirement.program("redis-server").toString();
     Map<String, String> env =
@@ -111,6 +138,14 @@ class LeftoversTest {
             .redirectOutput(Redirect.DISCARD)
             .start();
     procs.track(stranger.pid());
+    check(doomed, a, b, stranger);
+  }
+
+  /**
+   * Kills {@code doomed} (and its tether), then: its trees are found owner-gone and ended whole;
+   * {@code b}'s trees, {@code a}'s detached tree and {@code stranger} (same command line) are not.
+   */
+  private void check(Process doomed, Owned a, Owned b, Process stranger) throws Exception {
     Procs.await(BOUND, "stranger's children", () -> stranger.descendants().count() == 2);
     stranger.descendants().forEach(h -> procs.track(h.pid()));
 
@@ -137,16 +172,20 @@ class LeftoversTest {
         assertThat(t.owner().verdict()).as(t.id()).isEqualTo(OwnerVerdict.ALIVE);
       }
     }
-    assertThat(after)
-        .filteredOn(t -> t.id().equals(a.detached))
-        .singleElement()
-        .satisfies(t -> assertThat(t.detached()).isTrue());
+    if (!a.detached.isEmpty()) {
+      assertThat(after)
+          .filteredOn(t -> t.id().equals(a.detached))
+          .singleElement()
+          .satisfies(t -> assertThat(t.detached()).isTrue());
+    }
     // (This JVM may itself run in a cgroup of the test kit's, which then holds the stranger.)
     assertThat(members(after, a.trees))
         .extracting(ProcessIdentity::pid)
         .doesNotContain(stranger.pid());
 
-    List<ReapReport> reports = inventory.reap(after, GRACE, false);
+    // Only this test's trees: other leftovers on the machine belong to other runs.
+    List<ReapReport> reports =
+        inventory.reap(after.stream().filter(t -> ids.contains(t.id())).toList(), GRACE, false);
     for (ReapReport r : reports) {
       if (a.trees.contains(r.tree().id())) {
         assertThat(r.ended()).as(r.outcome()).isTrue();
@@ -165,7 +204,9 @@ class LeftoversTest {
   private List<FoundTree> awaitAll(Owned a, Owned b) {
     List<String> wanted = new ArrayList<>(a.trees);
     wanted.addAll(b.trees);
-    wanted.add(a.detached);
+    if (!a.detached.isEmpty()) {
+      wanted.add(a.detached);
+    }
     ids.addAll(wanted);
     List<FoundTree>[] last = new List[1];
     Procs.await(
@@ -192,16 +233,19 @@ class LeftoversTest {
     return out;
   }
 
-  private record Owned(List<String> trees, String detached, long tether) {}
+  private record Owned(List<String> trees, String detached, long tether, String tier) {}
 
   private static Owned read(BufferedReader out) throws Exception {
     List<String> trees = new ArrayList<>();
     String detached = "";
     long tether = -1;
+    String tier = "";
     while (true) {
       String line = Procs.readLine(out, BOUND);
       if (line.equals("READY")) {
-        return new Owned(trees, detached, tether);
+        return new Owned(trees, detached, tether, tier);
+      } else if (line.startsWith("TIER ")) {
+        tier = line.substring(5);
       } else if (line.startsWith("TREE ")) {
         trees.add(line.substring(5));
       } else if (line.startsWith("DETACHED ")) {

@@ -57,9 +57,12 @@ class ModuleLayoutTest {
     assertThat(exported(core).get("dev.lifecycle.internal"))
         .containsExactlyInAnyOrder(
             "dev.lifecycle.posix", "dev.lifecycle.testkit", "dev.lifecycle.mcp");
-    // The watchdog is reached through trees only.
+    // The watchdog is reached through trees only; the orphan engine through the inventory only.
     assertThat(internal(core))
-        .containsExactlyInAnyOrder("dev.lifecycle.process.jdk", "dev.lifecycle.guard.watchdog");
+        .containsExactlyInAnyOrder(
+            "dev.lifecycle.process.jdk",
+            "dev.lifecycle.guard.watchdog",
+            "dev.lifecycle.tree.orphans");
     assertThat(core.uses()).containsExactly(ProcessPlatformProvider.class.getName());
     // Core provides no service: its fallback is loaded by name, so reads never load providers.
     assertThat(core.provides()).isEmpty();

@@ -18,15 +18,16 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * A {@link ProcessTree} as the watchdog sees it: members from the cgroup's {@code cgroup.procs}
- * (CGROUP tier) or from a cheap scan of the tick's shared snapshot (SESSION tier; the cookie search
- * is left to termination). Thread-safe: what it keeps between samples is read and written on the
- * sampler thread only.
+ * A {@link ProcessTree} as the watchdog sees it: members from the cgroup's {@code cgroup.procs} and
+ * CPU time from its {@code cpu.stat}, both kept open (CGROUP tier), or from a cheap scan of the
+ * tick's shared snapshot (SESSION tier; the cookie search is left to termination). Thread-safe:
+ * what it keeps between samples, the open files included, is used on the sampler thread only.
  */
 final class GuardedTree implements Watched {
   private final ProcessPlatform platform;
   private final TreeScanner scanner;
   private final Optional<Cgroup> cgroup;
+  private final CgroupFiles files; // null without a cgroup
 
   /** The watch of a tree without ceilings: a class, not a lambda, so a cold spawn links none. */
   private static final Watchdog.Registration NONE = new Unwatched();
@@ -55,6 +56,7 @@ final class GuardedTree implements Watched {
     this.platform = platform;
     this.scanner = scanner;
     this.cgroup = cgroup;
+    this.files = cgroup.map(CgroupFiles::new).orElse(null);
     this.end = end;
     this.label = label;
     this.selfPid = platform.self().pid();
@@ -112,14 +114,28 @@ final class GuardedTree implements Watched {
     if (cgroup.isEmpty()) {
       return sessionMembers(table);
     }
-    if (!cgroup.get().exists()) {
-      return List.of(); // removed once empty: the tree is gone
-    }
     List<ProcessInfo> out = new ArrayList<>();
-    for (long pid : cgroup.get().members()) {
+    for (long pid : memberPids()) {
       platform.info(pid).filter(row -> !row.hasExited()).ifPresent(out::add);
     }
     return out;
+  }
+
+  /**
+   * The cgroup's own {@code cgroup.procs}, and its sub-cgroups' only when {@code cgroup.stat} says
+   * there are any: listing the directory to find them costs a stat per interface file.
+   */
+  @Override
+  public List<Long> memberPids() throws IOException {
+    if (cgroup.isEmpty()) {
+      return null;
+    }
+    Cgroup c = cgroup.get();
+    if (files.counter(CgroupFiles.STAT, "nr_descendants") != 0) {
+      return new ArrayList<>(c.members()); // sub-cgroups, or cgroup.stat unreadable
+    }
+    List<Long> own = files.processes();
+    return own != null ? own : c.processes(); // empty once removed: the tree is gone
   }
 
   /**
@@ -223,7 +239,18 @@ final class GuardedTree implements Watched {
 
   @Override
   public long cumulativeCpuNanos() {
-    return cgroup.isPresent() ? CgroupCeilings.cpuNanos(cgroup.get()) : -1;
+    if (cgroup.isEmpty()) {
+      return -1;
+    }
+    long micros = files.counter(CgroupFiles.CPU, "usage_usec");
+    return micros >= 0 ? micros * 1000 : CgroupCeilings.cpuNanos(cgroup.get());
+  }
+
+  @Override
+  public void unwatched() {
+    if (files != null) {
+      files.close();
+    }
   }
 
   @Override

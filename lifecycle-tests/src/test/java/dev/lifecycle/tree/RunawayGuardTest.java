@@ -12,6 +12,7 @@ import dev.lifecycle.process.ContainmentTier;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.cgroup.CgroupHierarchy;
 import dev.lifecycle.testing.Await;
+import dev.lifecycle.testing.Requirement;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -250,12 +251,7 @@ class RunawayGuardTest {
             ProcessTree.spawn(
                 ProcessPlatform.get(), new ProcessBuilder("sh", "-c", SPIN), options));
     Await.until(BOUND, "the handler is asked", () -> !asked.isEmpty());
-    long until = System.nanoTime() + Duration.ofSeconds(4).toNanos();
-    while (System.nanoTime() < until) {
-      assertThat(tree.onExit().isDone()).as("kept").isFalse();
-      Thread.sleep(100);
-    }
-    assertThat(asked).hasSize(1);
+    assertNothingHappensFor(tree, Duration.ofSeconds(4), asked, 1);
     assertThat(tree.terminate().breach()).isEmpty();
   }
 
@@ -269,6 +265,56 @@ class RunawayGuardTest {
     Await.until(
         BOUND, "the watch ends with the tree", () -> Watchdog.shared().watchedCount() < watched);
     assertThat(breaches).isEmpty();
+  }
+
+  @Test
+  void aCgroupTreesMembersInSubCgroupsOfItsOwnAreCounted() throws Exception {
+    Requirement.require(cgroupTierHere(), "a CGROUP tier here (a writable cgroup v2 hierarchy)");
+    Path mount = CgroupHierarchy.locate().orElseThrow().mountPoint();
+    // The shell moves itself into a sub-cgroup, leaving its tree's own cgroup.procs empty, and
+    // forks past the ceiling there.
+    String script =
+        "d=\""
+            + mount
+            + "$(sed -n 's/^0:://p' /proc/self/cgroup)\"; mkdir \"$d/sub\""
+            + " && echo $$ > \"$d/sub/cgroup.procs\""
+            + " && for i in 1 2 3 4 5 6 7 8 9 10; do sleep 60 & done; wait";
+    ProcessTree tree =
+        shell(this, Containment.Mode.REQUIRE_CGROUP, Ceilings.none().withProcesses(5), script);
+    TerminationReport report = awaitBreachAndEnd(tree);
+    assertThat(report.breach().get().kind()).isEqualTo(Breach.Kind.PROCESSES);
+    assertThat(report.breach().get().measured()).isGreaterThan(5);
+  }
+
+  @Test
+  void theFilesASampleKeepsOpenAreClosedWhenTheWatchEnds() throws Exception {
+    Requirement.require(cgroupTierHere(), "a CGROUP tier here (a writable cgroup v2 hierarchy)");
+    ProcessTree tree =
+        spawn(
+            Containment.Mode.REQUIRE_CGROUP, Ceilings.none().withSpin(0.9, WINDOW), "sleep", "60");
+    Path cgroup = tree.cgroup().orElseThrow();
+    Await.until(BOUND, "the sampler reads " + cgroup, () -> openUnder(cgroup) > 0);
+    tree.terminate(); // closes the registration from this thread, while the sampler may read
+    Await.until(BOUND, "no file under " + cgroup + " open", () -> openUnder(cgroup) == 0);
+  }
+
+  /** This JVM's descriptors open on files under {@code dir}. */
+  private static long openUnder(Path dir) {
+    long n = 0;
+    try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+      for (Path fd : (Iterable<Path>) fds::iterator) {
+        try {
+          if (Files.readSymbolicLink(fd).startsWith(dir)) {
+            n++;
+          }
+        } catch (IOException e) {
+          // closed while listed
+        }
+      }
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return n;
   }
 
   @Test
@@ -317,15 +363,28 @@ class RunawayGuardTest {
     }
   }
 
+  /** No breach for the whole wait, the tree still there, and its termination names no breach. */
   private void assertStillRunningAfter(ProcessTree tree, Duration wait) throws Exception {
-    long until = System.nanoTime() + wait.toNanos();
-    while (System.nanoTime() < until) {
-      assertThat(breaches).as("no breach").isEmpty();
-      assertThat(tree.onExit().isDone()).isFalse();
-      Thread.sleep(100);
-    }
+    assertNothingHappensFor(tree, wait, breaches, 0);
     assertThat(tree.view().members()).isNotEmpty();
     TerminationReport report = tree.terminate();
     assertThat(report.breach()).isEmpty();
+  }
+
+  /**
+   * Polls for the whole of {@code wait}: the handler never sees more than {@code seen} breaches and
+   * the tree never exits. What is pinned is an absence, so it cannot end early.
+   */
+  private static void assertNothingHappensFor(
+      ProcessTree tree, Duration wait, List<Breach> handled, int seen) throws Exception {
+    long until = System.nanoTime() + wait.toNanos();
+    while (true) {
+      assertThat(handled).as("breaches handled").hasSize(seen);
+      assertThat(tree.onExit().isDone()).as("tree %s still running", tree).isFalse();
+      if (System.nanoTime() - until >= 0) {
+        return;
+      }
+      Thread.sleep(100);
+    }
   }
 }

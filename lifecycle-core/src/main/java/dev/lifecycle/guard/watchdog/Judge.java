@@ -51,6 +51,8 @@ final class Judge {
   private long lastCumulative = -1;
   private long lastWall;
   private boolean primed;
+  private long lastRowsWall;
+  private boolean rowsPrimed;
   private final ArrayDeque<long[]> history = new ArrayDeque<>(); // {span nanos, cpu nanos}
   private long historySpan;
   private long historyCpu;
@@ -98,15 +100,20 @@ final class Judge {
   }
 
   /**
-   * Samples the tree once and applies every rule.
+   * Samples the tree once and applies every rule. A tree that lists its members cheaply and keeps
+   * its own CPU time (a cgroup) has its members' rows read only when a rule needs them: for the
+   * watchdog's memory ceiling, while the tree is at or above a CPU rule's share, and to name the
+   * top members of a breach. An idle tree then costs its membership and CPU files only.
    *
    * @return {@code false} when the tree is gone or was ended: stop watching it
    */
   boolean tick(ProcessTable table, long now) {
     nextDue = now + interval;
+    List<Long> pids;
     List<ProcessInfo> members;
     try {
-      members = tree.members(table);
+      pids = tree.memberPids();
+      members = pids == null ? tree.members(table) : null;
     } catch (IOException e) {
       LOG.debug("runaway guard: cannot read the members of {}", tree.label(), e);
       return true;
@@ -118,48 +125,47 @@ final class Judge {
         return false;
       }
     }
-    if (members.isEmpty()) {
+    if (members != null ? members.isEmpty() : pids.isEmpty()) {
       return false;
     }
-    Map<Long, Long> cpu = new HashMap<>(members.size() * 2);
-    long[] deltas = new long[members.size()];
+    boolean byMemory = watches(Breach.Kind.MEMORY) && ceilings.memoryBytes() > 0;
+    long cumulative = cpuJudged() ? tree.cumulativeCpuNanos() : -1;
+    long span = now - lastWall;
+    if (members == null && (byMemory || cumulative < 0 || isHot(cumulative, span))) {
+      members = rows(pids);
+    }
+    long[] deltas = null;
     long live = 0;
     long rss = 0;
     boolean rssKnown = false;
-    for (int i = 0; i < members.size(); i++) {
-      ProcessInfo m = members.get(i);
-      long key = m.pid() * 1_000_003L ^ m.startTime();
-      long now_ = m.cpuTime().toNanos();
-      cpu.put(key, now_);
-      Long before = lastCpu.get(key);
-      // A member first seen after the first sample started since the last one: all its time is new.
-      deltas[i] = before != null ? Math.max(0, now_ - before) : primed ? now_ : 0;
-      live += deltas[i];
-      if (m.residentBytes() >= 0) {
-        rss += m.residentBytes();
-        rssKnown = true;
+    long rowsSpan = 0;
+    if (members != null) {
+      rowsSpan = now - lastRowsWall;
+      deltas = memberDeltas(members, now);
+      for (int i = 0; i < members.size(); i++) {
+        live += deltas[i];
+        ProcessInfo m = members.get(i);
+        if (m.residentBytes() >= 0) {
+          rss += m.residentBytes();
+          rssKnown = true;
+        }
       }
     }
-    long cumulative = tree.cumulativeCpuNanos();
-    long span = now - lastWall;
     long delta =
         cumulative >= 0 && lastCumulative >= 0 ? Math.max(0, cumulative - lastCumulative) : live;
-    lastCpu = cpu;
     lastCumulative = cumulative;
     lastWall = now;
     boolean judgeCpu = primed && span > 0;
     primed = true;
 
+    int count = members != null ? members.size() : pids.size();
     List<Breach> found = new ArrayList<>(2);
     if (watches(Breach.Kind.PROCESSES)
         && ceilings.processes() > 0
-        && members.size() > ceilings.processes()) {
-      found.add(breach(Breach.Kind.PROCESSES, members.size(), ceilings.processes(), Duration.ZERO));
+        && count > ceilings.processes()) {
+      found.add(breach(Breach.Kind.PROCESSES, count, ceilings.processes(), Duration.ZERO));
     }
-    if (watches(Breach.Kind.MEMORY)
-        && ceilings.memoryBytes() > 0
-        && rssKnown
-        && rss > ceilings.memoryBytes()) {
+    if (byMemory && rssKnown && rss > ceilings.memoryBytes()) {
       found.add(breach(Breach.Kind.MEMORY, rss, ceilings.memoryBytes(), Duration.ZERO));
     }
     if (judgeCpu) {
@@ -170,11 +176,69 @@ final class Judge {
       }
     }
     for (Breach b : found) {
-      if (!isQuiet(b.kind(), now) && act(withTop(b, members, deltas, span), now)) {
+      if (isQuiet(b.kind(), now)) {
+        continue;
+      }
+      if (members == null) {
+        members = rows(pids);
+        rowsSpan = now - lastRowsWall;
+        deltas = memberDeltas(members, now);
+      }
+      if (act(withTop(b, members, deltas, rowsSpan), now)) {
         return false;
       }
     }
     return true;
+  }
+
+  /** Whether a CPU rule is the watchdog's: then the tree's CPU time is read every sample. */
+  private boolean cpuJudged() {
+    return (ceilings.cpu().isEnabled() && watches(Breach.Kind.CPU)) || ceilings.spin().isEnabled();
+  }
+
+  /** Whether the tree's share since the last sample reaches the lowest share a CPU rule judges. */
+  private boolean isHot(long cumulative, long span) {
+    if (cumulative < 0 || lastCumulative < 0 || span <= 0) {
+      return false;
+    }
+    double floor = Double.MAX_VALUE;
+    if (ceilings.cpu().isEnabled() && watches(Breach.Kind.CPU)) {
+      floor = ceilings.cpu().share();
+    }
+    if (ceilings.spin().isEnabled()) {
+      floor = Math.min(floor, ceilings.spin().share());
+    }
+    return (double) (cumulative - lastCumulative) / span >= floor;
+  }
+
+  /** The live rows of {@code pids}; a member gone since the listing is left out. */
+  private List<ProcessInfo> rows(List<Long> pids) {
+    List<ProcessInfo> out = new ArrayList<>(pids.size());
+    for (long pid : pids) {
+      platform.info(pid).filter(row -> !row.hasExited()).ifPresent(out::add);
+    }
+    return out;
+  }
+
+  /**
+   * Each member's CPU time since the members' rows were last read, and those times kept for the
+   * next read. A member first seen after the first read started since then: all its time is new.
+   */
+  private long[] memberDeltas(List<ProcessInfo> members, long now) {
+    Map<Long, Long> cpu = new HashMap<>(members.size() * 2);
+    long[] deltas = new long[members.size()];
+    for (int i = 0; i < members.size(); i++) {
+      ProcessInfo m = members.get(i);
+      long key = m.pid() * 1_000_003L ^ m.startTime();
+      long time = m.cpuTime().toNanos();
+      cpu.put(key, time);
+      Long before = lastCpu.get(key);
+      deltas[i] = before != null ? Math.max(0, time - before) : rowsPrimed ? time : 0;
+    }
+    lastCpu = cpu;
+    lastRowsWall = now;
+    rowsPrimed = true;
+    return deltas;
   }
 
   private boolean isQuiet(Breach.Kind kind, long now) {

@@ -31,6 +31,7 @@ public final class Watchdog {
 
   private final Object lock = new Object();
   private final List<Judge> judges = new ArrayList<>(); // guarded by lock
+  private final List<Judge> retired = new ArrayList<>(); // guarded by lock; closed, not released
   private Thread thread; // guarded by lock
 
   /** Ends one tree's watch. Idempotent; thread-safe. */
@@ -90,17 +91,43 @@ public final class Watchdog {
     }
   }
 
+  /** A closed registration: its tree is released on the sampler thread, which may be using it. */
   private void remove(Judge judge) {
     synchronized (lock) {
-      judges.remove(judge);
+      if (judges.remove(judge)) {
+        retired.add(judge);
+        lock.notifyAll();
+      }
+    }
+  }
+
+  /** On the sampler thread: a tree that is gone or ended. */
+  private void drop(Judge judge) {
+    boolean mine;
+    synchronized (lock) {
+      mine = judges.remove(judge);
+    }
+    if (mine) {
+      release(judge);
+    }
+  }
+
+  private static void release(Judge judge) {
+    try {
+      judge.tree().unwatched();
+    } catch (RuntimeException e) {
+      LOG.debug("runaway guard: cannot release tree {}", judge.tree().label(), e);
     }
   }
 
   private void loop() {
     List<Judge> due = new ArrayList<>();
+    List<Judge> ended = new ArrayList<>();
     while (true) {
       long now;
       synchronized (lock) {
+        ended.addAll(retired);
+        retired.clear();
         now = System.nanoTime();
         long earliest = Long.MAX_VALUE;
         due.clear();
@@ -113,7 +140,7 @@ public final class Watchdog {
             earliest = Math.min(earliest, j.nextDue() - now);
           }
         }
-        if (due.isEmpty()) {
+        if (due.isEmpty() && ended.isEmpty()) {
           try {
             if (judges.isEmpty()) {
               lock.wait(); // idle: no wakeup at all until a tree is watched
@@ -126,6 +153,10 @@ public final class Watchdog {
           continue;
         }
       }
+      for (Judge j : ended) {
+        release(j);
+      }
+      ended.clear();
       Map<ProcessPlatform, ProcessTable> tables = new IdentityHashMap<>();
       for (Judge j : due) {
         boolean keep;
@@ -144,7 +175,7 @@ public final class Watchdog {
           keep = true;
         }
         if (!keep) {
-          remove(j);
+          drop(j);
         }
       }
     }

@@ -29,6 +29,18 @@ public interface Watched {
   List<ProcessInfo> members(ProcessTable table) throws IOException;
 
   /**
+   * The live members' pids, where the tree lists them without reading each process (a cgroup's
+   * {@code cgroup.procs}); the sampler then reads a member's own row only when a rule needs it.
+   *
+   * @return the pids, empty once the whole tree is gone; {@code null} when only {@link #members}
+   *     can tell (the sampler then calls it)
+   * @throws IOException if the members cannot be read (the tick is skipped for this tree)
+   */
+  default List<Long> memberPids() throws IOException {
+    return null;
+  }
+
+  /**
    * CPU time of the whole tree since it started, dead members included, where the kernel keeps it
    * (a cgroup's {@code cpu.stat}).
    *
@@ -51,6 +63,12 @@ public interface Watched {
    * @param breach what the watchdog measured
    */
   void end(Breach breach);
+
+  /**
+   * The watch has ended (the tree is gone or ended, or the registration was closed): release what
+   * the samples kept open. Called once, on the sampler thread.
+   */
+  default void unwatched() {}
 
   /**
    * The tree for logs: leader pid and command.

@@ -1,10 +1,14 @@
 package dev.lifecycle.worker;
 
+import dev.lifecycle.guard.Breach;
 import dev.lifecycle.guard.Ceilings;
+import dev.lifecycle.guard.Enforcement;
+import dev.lifecycle.guard.watchdog.Watchdog;
 import dev.lifecycle.internal.Durations;
 import dev.lifecycle.internal.Setting;
 import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.cgroup.CgroupCeilings;
 import dev.lifecycle.time.Guards;
 import dev.lifecycle.time.Limit;
 import dev.lifecycle.time.TimerHandle;
@@ -17,6 +21,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -43,6 +48,11 @@ import org.slf4j.LoggerFactory;
  * every other member, the grace, KILL, and exit with {@link #EXPIRED_EXIT_CODE}. If persisting
  * fails it is retried just before the KILL; bookkeeping never stops the kill. A completion that
  * arrives first latches {@link WorkerStatus#COMPLETED} and cancels the ceiling.
+ *
+ * <p>With {@link Builder#ceilings ceilings} (in code, else {@link #configuredCeilings()}; none by
+ * default) the runaway guard's watchdog samples the worker's own tree: this JVM, its session or
+ * group when it leads one, and every descendant. A breach latches {@link WorkerStatus#BREACHED}
+ * with the breach as the record's reason, then ends the tree the same way as an expiry.
  *
  * <p>The ceiling runs on the monotonic clock of the {@link TimerScheduler} (System.nanoTime, i.e.
  * CLOCK_MONOTONIC on Linux): time the machine spends suspended does not count. The job file records
@@ -87,8 +97,9 @@ public final class Worker implements AutoCloseable {
   public static final String CEILINGS_ENV_PREFIX = "LIFECYCLE_WORKER";
 
   /**
-   * The configured ceilings for worker trees, for the program that starts workers as {@code
-   * ProcessTree}s: pass them to {@code TreeOptions.withCeilings}. Off unless configured.
+   * The configured ceilings for worker trees: what a worker watches its own tree against when its
+   * builder sets none (a program that starts workers as {@code ProcessTree}s may also pass them to
+   * {@code TreeOptions.withCeilings}). Off unless configured.
    *
    * @return the ceilings from {@value #CEILINGS_PROPERTY_PREFIX}{@code .*} and {@value
    *     #CEILINGS_ENV_PREFIX}{@code _*}, else {@link Ceilings#none()}
@@ -102,7 +113,10 @@ public final class Worker implements AutoCloseable {
   private static final Setting<Duration> GRACE =
       Setting.duration(GRACE_PROPERTY, GRACE_ENV, DEFAULT_GRACE);
 
-  /** The exit status of a worker that outlived its ceiling: 124, as coreutils {@code timeout}. */
+  /**
+   * The exit status of a worker that outlived its ceiling or breached one of its tree's ceilings:
+   * 124, as coreutils {@code timeout}.
+   */
   public static final int EXPIRED_EXIT_CODE = 124;
 
   private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
@@ -116,6 +130,9 @@ public final class Worker implements AutoCloseable {
   private final Object writeLock = new Object();
   private volatile JobRecord record;
   private volatile TimerHandle ceilingTimer = TimerHandle.NONE;
+  private volatile Watchdog.Registration guard = NOT_GUARDED;
+
+  private static final Watchdog.Registration NOT_GUARDED = () -> {};
 
   private Worker(Path file, JobRecord running, Clock clock, Terminator terminator) {
     this.file = file;
@@ -148,8 +165,8 @@ public final class Worker implements AutoCloseable {
   /**
    * Runs {@code job} on the calling thread and latches its outcome: COMPLETED when it returns,
    * FAILED when it throws (the failure is logged and recorded, not rethrown). If the ceiling
-   * expired first, this call does not return: it waits for the self-termination, which ends the
-   * JVM.
+   * expired or the tree breached one of its ceilings first, this call does not return: it waits for
+   * the self-termination, which ends the JVM.
    *
    * @param job the work, run on the calling thread
    * @return the latched terminal status
@@ -167,7 +184,8 @@ public final class Worker implements AutoCloseable {
     } else {
       fail(failure);
     }
-    if (status.get() == WorkerStatus.EXPIRED) {
+    WorkerStatus ended = status.get();
+    if (ended == WorkerStatus.EXPIRED || ended == WorkerStatus.BREACHED) {
       terminated.join(); // in production the JVM exits before this returns
     }
     return status.get();
@@ -242,6 +260,7 @@ public final class Worker implements AutoCloseable {
       return false;
     }
     ceilingTimer.cancel();
+    guard.close();
     JobRecord ended = record.end(to, clock.instant(), reason);
     record = ended;
     try {
@@ -257,11 +276,24 @@ public final class Worker implements AutoCloseable {
     if (!status.compareAndSet(WorkerStatus.RUNNING, WorkerStatus.EXPIRED)) {
       return; // a completion or failure won
     }
+    guard.close();
     JobRecord expired =
         record.end(WorkerStatus.EXPIRED, clock.instant(), "exceeded its ceiling of " + ceiling);
     record = expired;
     // Not a daemon: the JVM must not exit (status 0) before the tree is down.
     Threads.startKeepingJvm("lifecycle-worker-expiry", () -> terminate(expired));
+  }
+
+  /** On the watchdog's thread: latch, then end the tree as an expiry does. */
+  private void breach(Breach breach) {
+    if (!status.compareAndSet(WorkerStatus.RUNNING, WorkerStatus.BREACHED)) {
+      return;
+    }
+    ceilingTimer.cancel();
+    guard.close();
+    JobRecord breached = record.end(WorkerStatus.BREACHED, clock.instant(), "breached " + breach);
+    record = breached;
+    Threads.startKeepingJvm("lifecycle-worker-breach", () -> terminate(breached));
   }
 
   private void terminate(JobRecord expired) {
@@ -303,6 +335,7 @@ public final class Worker implements AutoCloseable {
     private String jobId;
     private Optional<Limit> ceiling = Optional.empty();
     private Optional<Duration> grace = Optional.empty();
+    private Ceilings ceilings;
     private int exitCode = EXPIRED_EXIT_CODE;
     private ProcessPlatform platform;
     private TimerScheduler scheduler = TimerScheduler.system();
@@ -359,7 +392,19 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
-     * The JVM's exit status after expiry; default {@link #EXPIRED_EXIT_CODE}.
+     * The ceilings the watchdog holds this worker's own tree to; without it, {@link
+     * #configuredCeilings()}. The handler is not asked: a breach ends the tree.
+     *
+     * @param value the ceilings; {@link Ceilings#none()} watches nothing
+     * @return this builder
+     */
+    public Builder ceilings(Ceilings value) {
+      ceilings = Objects.requireNonNull(value, "ceilings");
+      return this;
+    }
+
+    /**
+     * The JVM's exit status after expiry or a breach; default {@link #EXPIRED_EXIT_CODE}.
      *
      * @param value the exit status
      * @return this builder
@@ -408,7 +453,8 @@ public final class Worker implements AutoCloseable {
     }
 
     /**
-     * Records the job as RUNNING (owner = this JVM), then arms the ceiling.
+     * Records the job as RUNNING (owner = this JVM), then arms the ceiling and watches the tree's
+     * ceilings.
      *
      * @return the running worker, its ceiling armed
      * @throws IOException if the job file cannot be written: nothing is armed then
@@ -431,6 +477,24 @@ public final class Worker implements AutoCloseable {
       Worker worker = new Worker(jobFile, running, clock, t);
       worker.persist(running);
       worker.ceilingTimer = Guards.arm(effective, worker::expire, scheduler);
+      Ceilings own = ceilings != null ? ceilings : configuredCeilings();
+      if (own.anyEnabled()) {
+        long self = p.self().pid();
+        worker.guard =
+            Watchdog.shared()
+                .watch(
+                    new OwnTree(
+                        self, "worker " + running.jobId() + " (" + self + ")", worker::breach),
+                    p,
+                    own,
+                    new Enforcement(
+                        Set.of(),
+                        CgroupCeilings.enabledKinds(own),
+                        "a worker's own tree: the watchdog"));
+        if (worker.status.get() != WorkerStatus.RUNNING) {
+          worker.guard.close(); // ended while the watch was being set up
+        }
+      }
       return worker;
     }
 

@@ -15,12 +15,17 @@ public enum WorkerStatus {
   /** The job threw, or its worker was closed before the job ended. */
   FAILED,
   /** The ceiling elapsed first; the worker then ended its own process tree. */
-  EXPIRED;
+  EXPIRED,
+  /**
+   * The worker's own tree breached one of its ceilings (memory, processes, CPU, spin); the worker
+   * then ended its own process tree. The record's reason names the breach.
+   */
+  BREACHED;
 
   /**
    * Whether this status is final: anything but {@link #RUNNING}.
    *
-   * @return {@code true} for COMPLETED, FAILED and EXPIRED
+   * @return {@code true} for COMPLETED, FAILED, EXPIRED and BREACHED
    */
   public boolean isTerminal() {
     return this != RUNNING;

@@ -3,9 +3,12 @@ package dev.lifecycle.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lifecycle.guard.Ceilings;
+import dev.lifecycle.guard.watchdog.Watchdog;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.testing.Await;
 import dev.lifecycle.testing.ManualScheduler;
 import dev.lifecycle.time.Limit;
 import java.io.IOException;
@@ -128,6 +131,33 @@ class WorkerTest {
     assertThat(JobFile.read(file).ceiling().isEnabled()).isFalse();
     assertThat(worker.complete()).isTrue();
     assertThat(terminatedWithFile).isEmpty();
+  }
+
+  @Test
+  void aTreePastItsProcessCeilingIsBreachedRecordedThenEnded() throws Exception {
+    Path file = dir.resolve("job.properties");
+    Worker worker = builder(file).ceilings(Ceilings.none().withProcesses(1)).start();
+    Process child = new ProcessBuilder("sleep", "60").start(); // this JVM and its child: 2 > 1
+    try {
+      Await.until(Duration.ofSeconds(30), "the breach", () -> !terminatedWithFile.isEmpty());
+      assertThat(terminatedWithFile).containsExactly(WorkerStatus.BREACHED);
+      assertThat(worker.status()).isEqualTo(WorkerStatus.BREACHED);
+      JobRecord record = JobFile.read(file);
+      assertThat(record.status()).isEqualTo(WorkerStatus.BREACHED);
+      assertThat(record.reason()).startsWith("breached processes: ").contains("> limit 1");
+      assertThat(scheduler.pending()).as("the wall-clock ceiling is cancelled").isZero();
+      assertThat(worker.complete()).isFalse();
+    } finally {
+      child.destroyForcibly().waitFor();
+    }
+  }
+
+  @Test
+  void withoutCeilingsNothingIsWatched() throws Exception {
+    int before = Watchdog.shared().watchedCount();
+    Worker worker = builder(dir.resolve("job.properties")).ceilings(Ceilings.none()).start();
+    assertThat(Watchdog.shared().watchedCount()).isEqualTo(before);
+    assertThat(worker.run(() -> {})).isEqualTo(WorkerStatus.COMPLETED);
   }
 
   @Test

@@ -10,7 +10,9 @@ import java.time.Duration;
  * prints {@code MEMBER <pid>}, runs a job of {@code <job-ms>} under a {@link Worker}, prints {@code
  * JOB DONE} when the job body ends and {@code RESULT <status>} if {@code run} returns.
  *
- * <p>Arguments: {@code <job-file> <ceiling-ms or -> <grace-ms> <job-ms> <complete|fail>}.
+ * <p>Arguments: {@code <job-file> <ceiling-ms or -> <grace-ms> <job-ms> <complete|fail|spin|fork>}:
+ * {@code spin} starts a busy-loop shell, {@code fork} ten sleeps, each printed as {@code CHILD
+ * <pid>}, and then the job sleeps and completes.
  */
 public final class WorkerMain {
   private WorkerMain() {}
@@ -36,6 +38,13 @@ public final class WorkerMain {
     WorkerStatus status =
         worker.run(
             () -> {
+              if (args[4].equals("spin")) {
+                child("while :; do :; done");
+              } else if (args[4].equals("fork")) {
+                for (int i = 0; i < 10; i++) {
+                  child("sleep 60");
+                }
+              }
               Thread.sleep(jobMillis);
               System.out.println("JOB DONE");
               System.out.flush();
@@ -47,5 +56,11 @@ public final class WorkerMain {
     System.out.flush();
     member.destroyForcibly().waitFor();
     System.exit(status == WorkerStatus.COMPLETED ? 0 : 3);
+  }
+
+  private static void child(String script) throws java.io.IOException {
+    Process p = new ProcessBuilder("sh", "-c", script).redirectOutput(Redirect.DISCARD).start();
+    System.out.println("CHILD " + p.pid());
+    System.out.flush();
   }
 }

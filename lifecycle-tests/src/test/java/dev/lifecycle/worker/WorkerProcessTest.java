@@ -92,6 +92,58 @@ class WorkerProcessTest {
     assertThat(record.ceiling().isEnabled()).isFalse();
   }
 
+  @Test
+  void aJobThatSpinsPastItsTreesSpinRuleEndsBreachedWithTheBreachRecorded() throws Exception {
+    // A low share: on a loaded machine the spinner gets a fraction of a core.
+    Run run =
+        worker(
+            Map.of(ceilingsEnv("SPIN"), "0.05", ceilingsEnv("SPIN_WINDOW"), "2s"),
+            "-",
+            "300",
+            "60000",
+            "spin");
+    List<ProcessIdentity> children = children(run, 1);
+
+    assertThat(run.tree.leader().waitFor(40, TimeUnit.SECONDS)).isTrue();
+    assertThat(run.tree.leader().exitValue()).isEqualTo(Worker.EXPIRED_EXIT_CODE);
+    assertThat(run.rest()).isEmpty(); // the job never ended; run() never returned
+    JobRecord record = JobFile.read(run.file);
+    assertThat(record.status()).isEqualTo(WorkerStatus.BREACHED);
+    assertThat(record.reason()).startsWith("breached spin: ").contains("limit 0.05 for 2.0 s");
+    Procs.awaitAllGone(Duration.ofSeconds(5), children);
+    Procs.awaitAllGone(Duration.ofSeconds(5), List.of(run.member, run.jvm));
+  }
+
+  @Test
+  void aJobThatForksPastItsTreesProcessCeilingEndsBreached() throws Exception {
+    // The JVM, the member shell and its sleep are 3; the job's ten sleeps take the tree to 13.
+    Run run = worker(Map.of(ceilingsEnv("PROCESSES"), "6"), "-", "300", "60000", "fork");
+    List<ProcessIdentity> children = children(run, 10);
+
+    assertThat(run.tree.leader().waitFor(40, TimeUnit.SECONDS)).isTrue();
+    assertThat(run.tree.leader().exitValue()).isEqualTo(Worker.EXPIRED_EXIT_CODE);
+    JobRecord record = JobFile.read(run.file);
+    assertThat(record.status()).isEqualTo(WorkerStatus.BREACHED);
+    assertThat(record.reason()).startsWith("breached processes: ").contains("> limit 6");
+    Procs.awaitAllGone(Duration.ofSeconds(5), children);
+    Procs.awaitAllGone(Duration.ofSeconds(5), List.of(run.member, run.jvm));
+  }
+
+  private static String ceilingsEnv(String suffix) {
+    return Worker.CEILINGS_ENV_PREFIX + "_" + suffix;
+  }
+
+  /** Reads and tracks the job's {@code CHILD <pid>} lines. */
+  private List<ProcessIdentity> children(Run run, int count) throws Exception {
+    List<ProcessIdentity> out = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      String line = Procs.readLine(run.out, Duration.ofSeconds(30));
+      assertThat(line).startsWith("CHILD ");
+      out.add(procs.track(Long.parseLong(line.substring(6))));
+    }
+    return out;
+  }
+
   private record Run(
       ProcessTree tree,
       Path file,
@@ -125,6 +177,7 @@ class WorkerProcessTest {
             .redirectError(Redirect.INHERIT);
     builder.environment().remove(Worker.CEILING_ENV);
     builder.environment().remove(Worker.GRACE_ENV);
+    builder.environment().keySet().removeIf(k -> k.startsWith(Worker.CEILINGS_ENV_PREFIX + "_"));
     builder.environment().putAll(env);
     ProcessTree tree = ProcessTree.spawn(platform, builder, TreeOptions.defaults());
     trees.add(tree);

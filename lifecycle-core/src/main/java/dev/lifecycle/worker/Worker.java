@@ -393,7 +393,8 @@ public final class Worker implements AutoCloseable {
 
     /**
      * The ceilings the watchdog holds this worker's own tree to; without it, {@link
-     * #configuredCeilings()}. The handler is not asked: a breach ends the tree.
+     * #configuredCeilings()}. Their handler decides as for any tree: a breach it does not keep
+     * latches {@link WorkerStatus#BREACHED} and ends the tree.
      *
      * @param value the ceilings; {@link Ceilings#none()} watches nothing
      * @return this builder

@@ -129,9 +129,11 @@ final class Judge {
       return false;
     }
     boolean byMemory = watches(Breach.Kind.MEMORY) && ceilings.memoryBytes() > 0;
-    long cumulative = cpuJudged() ? tree.cumulativeCpuNanos() : -1;
+    boolean cpuByWatchdog = cpuJudged();
+    long cumulative = cpuByWatchdog ? tree.cumulativeCpuNanos() : -1;
     long span = now - lastWall;
-    if (members == null && (byMemory || cumulative < 0 || isHot(cumulative, span))) {
+    if (members == null
+        && (byMemory || (cpuByWatchdog && cumulative < 0) || isHot(cumulative, span))) {
       members = rows(pids);
     }
     long[] deltas = null;

@@ -179,6 +179,58 @@ class RunawayGuardTest {
     assertThat(report.breach().get().by()).isEqualTo(Enforcement.By.KERNEL);
   }
 
+  /** As above for the pids controller: the kernel refuses the forks past the ceiling. */
+  @Test
+  @org.junit.jupiter.api.Tag("kernel-ceilings")
+  void theKernelRefusesForksPastTheProcessCeilingWherePidsIsOffered() throws Exception {
+    assertThat(cgroupTierHere()).as("a CGROUP tier here").isTrue();
+    ProcessTree tree =
+        shell(
+            this,
+            Containment.Mode.REQUIRE_CGROUP,
+            Ceilings.none().withProcesses(5),
+            "for i in 1 2 3 4 5 6 7 8 9 10; do sleep 60 & done; wait");
+    assertThat(tree.enforcement().kernel())
+        .as("%s", tree.enforcement())
+        .contains(Breach.Kind.PROCESSES);
+    assertThat(Files.readString(tree.cgroup().orElseThrow().resolve("pids.max")).trim())
+        .isEqualTo("5");
+    TerminationReport report = awaitBreachAndEnd(tree);
+    Breach b = report.breach().get();
+    assertThat(b.kind()).isEqualTo(Breach.Kind.PROCESSES);
+    assertThat(b.by()).isEqualTo(Enforcement.By.KERNEL);
+    assertThat(b.limit()).isEqualTo(5);
+  }
+
+  /** As above for the cpu controller: a spinner is throttled to its ceiling, not ended. */
+  @Test
+  @org.junit.jupiter.api.Tag("kernel-ceilings")
+  void theKernelThrottlesASpinnerToItsCpuCeilingWhereCpuIsOffered() throws Exception {
+    assertThat(cgroupTierHere()).as("a CGROUP tier here").isTrue();
+    ProcessTree tree =
+        shell(this, Containment.Mode.REQUIRE_CGROUP, Ceilings.none().withCpu(0.2, WINDOW), SPIN);
+    assertThat(tree.enforcement().kernel()).as("%s", tree.enforcement()).contains(Breach.Kind.CPU);
+    Path cgroup = tree.cgroup().orElseThrow();
+    assertThat(Files.readString(cgroup.resolve("cpu.max")).trim()).isEqualTo("20000 100000");
+    long usedBefore = cpuStat(cgroup, "usage_usec");
+    long start = System.nanoTime();
+    assertNothingHappensFor(tree, WINDOW, breaches, 0);
+    double share =
+        (cpuStat(cgroup, "usage_usec") - usedBefore) * 1_000.0 / (System.nanoTime() - start);
+    assertThat(share).as("share of a core").isLessThanOrEqualTo(0.25);
+    assertThat(cpuStat(cgroup, "nr_throttled")).as("periods throttled").isPositive();
+    assertThat(tree.terminate().breach()).isEmpty();
+  }
+
+  private static long cpuStat(Path cgroup, String key) throws IOException {
+    for (String line : Files.readAllLines(cgroup.resolve("cpu.stat"))) {
+      if (line.startsWith(key + " ")) {
+        return Long.parseLong(line.substring(key.length() + 1).trim());
+      }
+    }
+    throw new AssertionError("no " + key + " in " + cgroup.resolve("cpu.stat"));
+  }
+
   @ParameterizedTest
   @MethodSource("tiers")
   void aTreeJustUnderEveryLimitIsLeftAlone(Containment.Mode mode) throws Exception {

@@ -280,7 +280,8 @@ public final class PosixPlatform implements ProcessPlatform {
     }
     int errno = LibC.errno();
     if (errno == OsConstants.EPERM) {
-      return Liveness.ALIVE_NOT_OURS;
+      // another user's zombie answers EPERM too, but it has exited
+      return hasExited(p) ? Liveness.GONE : Liveness.ALIVE_NOT_OURS;
     }
     if (errno == OsConstants.ESRCH) {
       if (features.pidfd()) {

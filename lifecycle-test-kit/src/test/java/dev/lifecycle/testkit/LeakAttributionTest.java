@@ -421,11 +421,18 @@ class LeakAttributionTest {
     assertThat(withToken(dir.toString())).isEmpty();
   }
 
-  /** A JUnit 4 test (Vintage engine); never found by surefire itself (a nested class). */
+  /**
+   * A JUnit 4 test (Vintage engine); never found by surefire itself (a nested class). Its leak is a
+   * plain child, which every attribution tier finds: what is under test is the listener, not the
+   * tier (a setsid daemon without a cookie is found only in the CGROUP tier, tested above).
+   */
   public static class Junit4Leak {
     @org.junit.Test
-    public void leaksADaemon() throws Exception {
-      start("setsid", "-f", sleep(), "300");
+    public void leaksAChild() throws Exception {
+      new ProcessBuilder(sleep(), "300")
+          .redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+          .start();
     }
   }
 
@@ -442,7 +449,7 @@ class LeakAttributionTest {
             listener);
     assertThat(reports).hasSize(1);
     LeakReport report = reports.peek();
-    assertThat(report.testName()).contains("leaksADaemon");
+    assertThat(report.testName()).contains("leaksAChild");
     assertThat(report.leaks()).hasSize(1);
     assertThat(report.leaks().get(0).commandLine()).contains(sleep() + " 300");
     assertThat(report.kills())

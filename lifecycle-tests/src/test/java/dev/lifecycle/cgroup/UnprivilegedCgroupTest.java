@@ -9,7 +9,6 @@ import dev.lifecycle.process.cgroup.OwnedCgroups;
 import dev.lifecycle.testing.Requirement;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -17,12 +16,10 @@ import java.lang.ProcessBuilder.Redirect;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipalLookupService;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -157,37 +154,6 @@ class UnprivilegedCgroupTest {
 
   /** The test classpath copied where {@code nobody} can read it (~/.m2 is root's, mode 0750). */
   private String readableClasspath() throws IOException {
-    Path dir = Files.createDirectories(tmp.resolve("cp"));
-    List<String> entries = new ArrayList<>();
-    int i = 0;
-    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-      Path source = Path.of(entry);
-      if (!Files.exists(source)) {
-        continue;
-      }
-      Path target = dir.resolve((i++) + "-" + source.getFileName());
-      if (Files.isDirectory(source)) {
-        try (Stream<Path> walk = Files.walk(source)) {
-          for (Path p : (Iterable<Path>) walk::iterator) {
-            Path to = target.resolve(source.relativize(p).toString());
-            if (Files.isDirectory(p)) {
-              Files.createDirectories(to);
-            } else {
-              Files.copy(p, to);
-            }
-          }
-        }
-      } else {
-        Files.copy(source, target);
-      }
-      entries.add(target.toString());
-    }
-    try (Stream<Path> walk = Files.walk(tmp)) {
-      for (Path p : (Iterable<Path>) walk::iterator) {
-        Files.setPosixFilePermissions(
-            p, PosixFilePermissions.fromString(Files.isDirectory(p) ? "rwxr-xr-x" : "rw-r--r--"));
-      }
-    }
-    return String.join(File.pathSeparator, entries);
+    return dev.lifecycle.ReadableClasspath.copyUnder(tmp);
   }
 }

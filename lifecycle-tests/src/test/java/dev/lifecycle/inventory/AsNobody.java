@@ -1,7 +1,6 @@
 package dev.lifecycle.inventory;
 
 import dev.lifecycle.testing.Requirement;
-import java.io.File;
 import java.io.IOException;
 import java.lang.ProcessBuilder.Redirect;
 import java.nio.file.Files;
@@ -9,7 +8,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 
 /**
  * Starts programs as {@code nobody} ({@code setpriv}), the way an unprivileged user's owner runs:
@@ -60,43 +58,11 @@ final class AsNobody {
     return dir;
   }
 
-  /** The test classpath copied where {@code nobody} can read it (~/.m2 is root's). */
+  /** The test classpath copied where {@code nobody} can read it, once. */
   private synchronized String classpath() throws IOException {
-    if (classpath != null) {
-      return classpath;
+    if (classpath == null) {
+      classpath = dev.lifecycle.ReadableClasspath.copyUnder(dir);
     }
-    Path cp = Files.createDirectories(dir.resolve("cp"));
-    List<String> entries = new ArrayList<>();
-    int i = 0;
-    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-      Path source = Path.of(entry);
-      if (!Files.exists(source)) {
-        continue;
-      }
-      Path target = cp.resolve((i++) + "-" + source.getFileName());
-      if (Files.isDirectory(source)) {
-        try (Stream<Path> walk = Files.walk(source)) {
-          for (Path p : (Iterable<Path>) walk::iterator) {
-            Path to = target.resolve(source.relativize(p).toString());
-            if (Files.isDirectory(p)) {
-              Files.createDirectories(to);
-            } else {
-              Files.copy(p, to);
-            }
-          }
-        }
-      } else {
-        Files.copy(source, target);
-      }
-      entries.add(target.toString());
-    }
-    try (Stream<Path> walk = Files.walk(dir)) {
-      for (Path p : (Iterable<Path>) walk::iterator) {
-        Files.setPosixFilePermissions(
-            p, PosixFilePermissions.fromString(Files.isDirectory(p) ? "rwxr-xr-x" : "rw-r--r--"));
-      }
-    }
-    classpath = String.join(File.pathSeparator, entries);
     return classpath;
   }
 }

@@ -57,19 +57,7 @@ class LeftoversTest {
   void cleanUp() throws Exception {
     procs.close();
     // Whatever the test left of the owners' trees, once their owners are seen dead.
-    Procs.await(
-        BOUND,
-        "the owners' trees reaped",
-        () -> {
-          try {
-            List<FoundTree> left =
-                inventory.take().stream().filter(t -> ids.contains(t.id())).toList();
-            inventory.reap(left, Duration.ZERO, true);
-            return left.isEmpty();
-          } catch (InterruptedException e) {
-            throw new IllegalStateException(e);
-          }
-        });
+    OwnTrees.reapUntilGone(inventory, ids, BOUND);
     System.clearProperty(DetachMarks.DIR_PROPERTY);
   }
 

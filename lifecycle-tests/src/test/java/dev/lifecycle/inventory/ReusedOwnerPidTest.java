@@ -63,19 +63,7 @@ class ReusedOwnerPidTest {
       p.descendants().forEach(ProcessHandle::destroyForcibly);
       p.destroyForcibly();
     }
-    Procs.await(
-        BOUND,
-        "the owner's trees reaped",
-        () -> {
-          try {
-            List<FoundTree> left =
-                inventory.take().stream().filter(t -> ids.contains(t.id())).toList();
-            inventory.reap(left, Duration.ZERO, true);
-            return left.isEmpty();
-          } catch (InterruptedException e) {
-            throw new IllegalStateException(e);
-          }
-        });
+    OwnTrees.reapUntilGone(inventory, ids, BOUND);
     System.clearProperty(DetachMarks.DIR_PROPERTY);
   }
 

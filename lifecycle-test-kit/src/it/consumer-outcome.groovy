@@ -1,22 +1,7 @@
 // A consumer's outcome, evaluated by each consumer's verify.groovy with its basedir: clean tests
 // pass; each leak is reported (test, process, evidence, tier) and killed; nothing the build started
 // is left.
-def reports = new File(basedir, 'target/surefire-reports')
-def xml = { name -> new File(reports, "TEST-com.example.${name}.xml").text }
-
-assert xml('CleanTest').contains('failures="0"') && xml('CleanTest').contains('errors="0"')
-
-def annotated = xml('AnnotatedLeakTest')
-assert annotated.contains('leaksADaemon() [leaksADaemon()] leaked 1 process')
-assert annotated.contains('leak-sleep 301')
-assert annotated =~ /why: (in the check's cgroup|seen as a descendant|carries a marker)/
-assert annotated =~ /attribution: (CGROUP|EVIDENCE)/
-assert annotated.contains('killed, so later tests start clean')
-
-def auto = xml('AutodetectedLeakTest')
-assert auto.contains('tests="2"') && auto.contains('failures="1"')
-assert auto.contains('leak-sleep 302')
-
+// Survivors first, so a failed assertion below leaves nothing running either.
 def left = []
 new File('/proc').eachFileMatch(~/\d+/) { dir ->
   try {
@@ -30,5 +15,22 @@ new File('/proc').eachFileMatch(~/\d+/) { dir ->
   }
 }
 left.each { pid -> ['kill', '-9', pid].execute().waitFor() }
+
+def reports = new File(basedir, 'target/surefire-reports')
+def xml = { name -> new File(reports, "TEST-com.example.${name}.xml").text }
+
+assert xml('CleanTest').contains('failures="0"') && xml('CleanTest').contains('errors="0"')
+
+def annotated = xml('AnnotatedLeakTest')
+assert annotated.contains('leaksAChild() [leaksAChild()] leaked 1 process')
+assert annotated.contains('leak-sleep 301')
+assert annotated =~ /why: (in the check's cgroup|seen as a descendant|carries a marker)/
+assert annotated =~ /attribution: (CGROUP|EVIDENCE)/
+assert annotated.contains('killed, so later tests start clean')
+
+def auto = xml('AutodetectedLeakTest')
+assert auto.contains('tests="2"') && auto.contains('failures="1"')
+assert auto.contains('leak-sleep 302')
+
 assert left.isEmpty() : "leaked processes survived the kit: ${left}"
 return true

@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Test;
 @NoProcessLeaks
 class AnnotatedLeakTest {
   @Test
-  void leaksADaemon() throws Exception {
-    Leaks.daemon("301");
+  void leaksAChild() throws Exception {
+    Leaks.child("301");
   }
 }

@@ -5,8 +5,8 @@ import org.junit.jupiter.api.Test;
 /** No annotation: checked because junit-platform.properties enables extension autodetection. */
 class AutodetectedLeakTest {
   @Test
-  void leaksADaemon() throws Exception {
-    Leaks.daemon("302");
+  void leaksAChild() throws Exception {
+    Leaks.child("302");
   }
 
   @Test

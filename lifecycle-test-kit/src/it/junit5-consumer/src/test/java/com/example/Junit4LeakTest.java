@@ -5,7 +5,7 @@ import org.junit.Test;
 /** JUnit 4 through Vintage: checked by the kit's Platform listener. */
 public class Junit4LeakTest {
   @Test
-  public void leaksADaemon() throws Exception {
-    Leaks.daemon("303");
+  public void leaksAChild() throws Exception {
+    Leaks.child("303");
   }
 }

@@ -164,7 +164,7 @@ class ProcFsTest {
   /** Classifies pid 42 with {@code environs} as the successive environ reads and a fixed stat. */
   private static EnvironmentEntry entry(String stat, byte[]... environs) {
     Deque<byte[]> reads = new ArrayDeque<>(List.of(environs));
-    return ProcFs.environmentEntry(
+    return ProcEnviron.entry(
         42,
         "LIFECYCLE_TREE",
         "abc",
@@ -207,7 +207,7 @@ class ProcFsTest {
     Deque<String> statReads = new ArrayDeque<>(stats);
     Deque<byte[]> environReads = new ArrayDeque<>(List.of(environs));
     boolean found =
-        !ProcFs.findByEnvironment(
+        !ProcEnviron.find(
                 "LIFECYCLE_TREE",
                 "abc",
                 List.of(42L),

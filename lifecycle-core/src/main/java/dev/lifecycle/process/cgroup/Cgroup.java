@@ -13,6 +13,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -46,13 +47,11 @@ public final class Cgroup {
    */
   public static Cgroup at(Path directory) {
     Path dir = directory.toAbsolutePath().normalize();
-    CgroupHierarchy hierarchy =
-        CgroupHierarchy.holding(dir)
-            .orElseThrow(
-                () ->
-                    new IllegalArgumentException(
-                        "not a directory of the cgroup2 hierarchy: " + directory));
-    return new Cgroup(hierarchy, dir);
+    Optional<CgroupHierarchy> hierarchy = CgroupHierarchy.holding(dir); // no lambda: a spawn's path
+    if (hierarchy.isEmpty()) {
+      throw new IllegalArgumentException("not a directory of the cgroup2 hierarchy: " + directory);
+    }
+    return new Cgroup(hierarchy.get(), dir);
   }
 
   /**

@@ -103,8 +103,15 @@ public final class ProcFs {
   }
 
   // One stat buffer per thread: stat() is on the probe path, a fresh 1 KiB per call showed up.
-  private static final ThreadLocal<byte[]> STAT_BYTES =
-      ThreadLocal.withInitial(() -> new byte[STAT_BUFFER]);
+  private static final ThreadLocal<byte[]> STAT_BYTES = new StatBuffer();
+
+  /** A class rather than a lambda: a client's first read of {@code /proc} would link one. */
+  private static final class StatBuffer extends ThreadLocal<byte[]> {
+    @Override
+    protected byte[] initialValue() {
+      return new byte[STAT_BUFFER];
+    }
+  }
 
   /**
    * The whole process table in one pass over {@code /proc}.

@@ -21,7 +21,7 @@ import java.util.Set;
 /**
  * Linux {@code /proc}, read with plain JDK file I/O: identities, states, CPU time and the process
  * table. Shared by the JNA platform and the pure-JDK fallback, so both produce identical
- * identities; environments are read by {@link ProcEnviron}. Every method tolerates processes
+ * identities; environments are read by {@code ProcEnviron}. Every method tolerates processes
  * vanishing mid-read (they are skipped or reported as absent, never as errors). Stateless and
  * thread-safe.
  */

@@ -11,7 +11,8 @@ import java.util.regex.Pattern;
  * The lines a tether writes to its sidecar's pipe, one per write: {@code add <pgid> <leader pid>
  * <leader start ticks> <cookie> [<cgroup>]} ({@code -} for an unknown part), {@code remove
  * <cookie>}, and {@code exit} or {@code kill} before the pipe closes. Each is shorter than
- * PIPE_BUF, so concurrent writes never interleave. Only values the script accepts are written.
+ * PIPE_BUF, so concurrent writes never interleave. A cgroup path the script would refuse is left
+ * out: the tree is then bound by cookie only.
  */
 final class SidecarLines {
   private static final LazyLogger LOG = LazyLogger.of(Tether.class);

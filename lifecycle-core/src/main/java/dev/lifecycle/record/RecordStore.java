@@ -1,11 +1,7 @@
 package dev.lifecycle.record;
 
-import static java.nio.file.LinkOption.NOFOLLOW_LINKS;
-import static java.nio.file.StandardCopyOption.ATOMIC_MOVE;
-
 import dev.lifecycle.internal.Ascii;
 import dev.lifecycle.internal.AtomicFile;
-import dev.lifecycle.internal.FileLocks;
 import dev.lifecycle.internal.LazyLogger;
 import dev.lifecycle.probe.EndpointProbe;
 import dev.lifecycle.process.Liveness;
@@ -16,12 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.UserPrincipal;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -57,22 +48,21 @@ public final class RecordStore {
   /** A publisher that replaces the record on every attempt is a bug, not a race to win. */
   private static final int MAX_ATTEMPTS = 3;
 
-  /** Built when a record is first quarantined: a formatter is slow to build. */
-  private static final class Stamp {
-    static final DateTimeFormatter FORMAT =
-        DateTimeFormatter.ofPattern("uuuuMMdd'T'HHmmssSSS'Z'").withZone(ZoneOffset.UTC);
-  }
-
   private final Path directory;
   private final UserPrincipal user;
   private final ProcessPlatform platform;
   private final Duration probeTimeout;
   private final TestHooks hooks;
   private final Litter litter;
+  private final RecordLock lock;
+  private final Reclaim reclaim;
 
-  /** Seams that let tests pause a clearer after its read, and switch the lock off to prove it. */
+  /**
+   * Seams that let tests pause a clearer after its read ({@code null}: none, so that opening a
+   * store links no lambda), and switch the lock off to prove it.
+   */
   record TestHooks(Consumer<String> afterClearRead, boolean locking) {
-    static final TestHooks NONE = new TestHooks(name -> {}, true);
+    static final TestHooks NONE = new TestHooks(null, true);
   }
 
   private RecordStore(
@@ -87,6 +77,8 @@ public final class RecordStore {
     this.probeTimeout = probeTimeout;
     this.hooks = hooks;
     this.litter = new Litter(directory, user, platform);
+    this.lock = new RecordLock(directory, hooks.locking());
+    this.reclaim = new Reclaim(directory, user, litter, lock);
   }
 
   /**
@@ -203,7 +195,7 @@ public final class RecordStore {
         target,
         bytes,
         rename ->
-            locked(
+            lock.holding(
                 name,
                 () -> {
                   if (ifVacant) {
@@ -271,7 +263,7 @@ public final class RecordStore {
    */
   public List<Path> sweep(String name) throws IOException {
     Path file = recordFile(name);
-    return locked(
+    return lock.holding(
         name,
         () -> {
           RecordFile seen = RecordFile.read(file, user);
@@ -319,7 +311,7 @@ public final class RecordStore {
 
   private boolean clearIf(String name, Predicate<SessionRecord> ours) throws IOException {
     Path file = recordFile(name);
-    return locked(
+    return lock.holding(
         name,
         () -> {
           RecordFile seen = RecordFile.read(file, user);
@@ -333,12 +325,14 @@ public final class RecordStore {
             LOG.warn("Did not clear {}: unreadable records are not ours to delete ({})", file, e);
             return false;
           }
-          hooks.afterClearRead().accept(name);
+          if (hooks.afterClearRead() != null) {
+            hooks.afterClearRead().accept(name);
+          }
           if (!ours.test(record)) {
             return false;
           }
           Files.delete(file);
-          syncDirectory();
+          AtomicFile.syncDirectory(directory);
           return true;
         });
   }
@@ -398,11 +392,11 @@ public final class RecordStore {
         SessionRecord record = seen.parse(platform.identityClock());
         result =
             ownerVerdict(record).isProvenGone()
-                ? reclaim(name, seen, record)
+                ? reclaim.ownerGone(name, file, seen, record)
                 : ReadResult.probed(
                     name, record, EndpointProbe.probe(record.endpoint(), probeTimeout));
       } catch (RecordFormat.Unreadable e) {
-        result = e.newerFormat() ? unsupported(name, e) : quarantine(name, seen, e);
+        result = e.newerFormat() ? unsupported(name, e) : reclaim.corrupt(name, file, seen, e);
       }
       if (result != null) {
         return result;
@@ -416,77 +410,13 @@ public final class RecordStore {
     return Liveness.judge(platform, record.owner());
   }
 
-  /** Removes the artifacts, then the record, if it is unchanged; null if it changed. */
-  private ReadResult reclaim(String name, RecordFile seen, SessionRecord record)
-      throws IOException {
-    Path file = recordFile(name);
-    return locked(
-        name,
-        () -> {
-          if (!seen.sameAs(RecordFile.read(file, user))) {
-            return null;
-          }
-          // Artifacts first: if we die half-way, the record still leads the next reader here.
-          List<Path> leftBehind = new ArrayList<>();
-          for (Map.Entry<ArtifactKind, Path> artifact : record.artifacts().entrySet()) {
-            String outside =
-                Confinement.check(directory, name, record, artifact.getKey(), artifact.getValue());
-            if (outside != null) {
-              LOG.warn("Left {} in place: {}", artifact.getValue(), outside);
-              leftBehind.add(artifact.getValue());
-            } else if (!SafeFiles.deleteArtifact(artifact.getKey(), artifact.getValue(), user)) {
-              leftBehind.add(artifact.getValue());
-            }
-          }
-          Files.delete(file);
-          syncDirectory();
-          litter.sweep(name, null);
-          LOG.info("Reclaimed {}: owner {} is gone", file, record.owner());
-          return ReadResult.ownerGone(name, record, leftBehind);
-        });
-  }
-
-  private ReadResult quarantine(String name, RecordFile seen, RecordFormat.Unreadable why)
-      throws IOException {
-    Path file = recordFile(name);
-    return locked(
-        name,
-        () -> {
-          if (!seen.sameAs(RecordFile.read(file, user))) {
-            return null;
-          }
-          Path aside = directory.resolve(name + ".corrupt-" + Stamp.FORMAT.format(Instant.now()));
-          for (int i = 1; Files.exists(aside, NOFOLLOW_LINKS); i++) {
-            aside =
-                directory.resolve(
-                    name + ".corrupt-" + Stamp.FORMAT.format(Instant.now()) + "-" + i);
-          }
-          Files.move(file, aside, ATOMIC_MOVE);
-          syncDirectory();
-          LOG.warn(
-              "Quarantined corrupt session record {} as {}: {}", file, aside, why.getMessage());
-          return ReadResult.corrupt(name, Optional.of(aside), why.getMessage());
-        });
-  }
-
   private ReadResult unsupported(String name, RecordFormat.Unreadable why) {
     LOG.warn("Left session record {} alone: {}", recordFile(name), why.getMessage());
     return ReadResult.unsupported(name, why.getMessage());
   }
 
-  private <T> T locked(String name, FileLocks.Action<T> action) throws IOException {
-    if (!hooks.locking()) {
-      return action.run(); // tests only: the read-then-delete that the lock exists to prevent
-    }
-    return RecordLock.holding(lockFile(name), action);
-  }
-
   Path lockFile(String name) {
-    return directory.resolve(checkName(name) + ".lock");
-  }
-
-  private void syncDirectory() {
-    AtomicFile.syncDirectory(directory);
+    return lock.file(checkName(name));
   }
 
   private static String checkName(String name) {

@@ -1,36 +1,21 @@
 package dev.lifecycle.tether;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
-
 import dev.lifecycle.internal.Durations;
+import dev.lifecycle.internal.LazyLogger;
 import dev.lifecycle.internal.Setting;
-import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.SpawnOptions;
-import dev.lifecycle.process.SupervisedProcess;
 import dev.lifecycle.time.Limit;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.TreeOptions;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.lang.ProcessBuilder.Redirect;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.regex.Pattern;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A parent-death tether: process trees bound to it are ended when this JVM dies, by any means,
@@ -88,25 +73,19 @@ public final class Tether implements AutoCloseable {
   private static final Setting<Duration> GRACE =
       Setting.duration(GRACE_PROPERTY, GRACE_ENV, DEFAULT_GRACE);
 
-  private static final Logger LOG = LoggerFactory.getLogger(Tether.class);
-  private static final String SCRIPT = "tether.sh";
-  private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(10);
+  private static final LazyLogger LOG = LazyLogger.of(Tether.class);
   private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(5);
-  private static final Pattern COOKIE = Pattern.compile("[A-Za-z0-9._-]{8,64}");
-  private static final Pattern CGROUP_PATH = Pattern.compile("/[A-Za-z0-9._/-]{1,3000}");
   private static final Object SHARED_LOCK = new Object();
   private static Tether shared;
 
   private final ProcessPlatform platform;
-  private final SupervisedProcess sidecar;
-  private final OutputStream pipe;
+  private final Sidecar sidecar;
   private final Duration grace;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private Tether(ProcessPlatform platform, SupervisedProcess sidecar, Duration grace) {
+  private Tether(ProcessPlatform platform, Sidecar sidecar, Duration grace) {
     this.platform = platform;
     this.sidecar = sidecar;
-    this.pipe = sidecar.getOutputStream();
     this.grace = grace;
   }
 
@@ -268,7 +247,7 @@ public final class Tether implements AutoCloseable {
             placement -> {
               cookie[0] = placement.cookie();
               // Registered before the leader exists: by cookie and cgroup alone.
-              send(addLine("-", "-", "-", placement.cookie(), placement.cgroup()));
+              send(SidecarLines.add("-", "-", "-", placement.cookie(), placement.cgroup()));
             });
     Binding binding;
     try {
@@ -299,42 +278,17 @@ public final class Tether implements AutoCloseable {
 
   private Binding bind(long pgid, ProcessIdentity leader, String cookie, Optional<Path> cgroup) {
     Objects.requireNonNull(leader, "leader");
-    if (!COOKIE.matcher(Objects.requireNonNull(cookie, "cookie")).matches()) {
+    if (!SidecarLines.isCookie(Objects.requireNonNull(cookie, "cookie"))) {
       throw new IllegalArgumentException("cookie must be 8-64 of [A-Za-z0-9._-]: " + cookie);
     }
-    // The sidecar compares /proc start ticks. Sent only when the recorded identity is known and
-    // still matches: a reused pid must not lend its start time to a dead leader.
-    String start =
-        ProcessPlatform.LINUX_PROC_CLOCK.equals(platform.identityClock()) && leader.startTime() >= 0
-            ? platform
-                .identify(leader.pid())
-                .filter(now -> leader.match(now) != ProcessIdentity.Match.DIFFERENT)
-                .map(now -> Long.toString(now.startTime()))
-                .orElse("-")
-            : "-";
     send(
-        addLine(
+        SidecarLines.add(
             pgid > 1 ? Long.toString(pgid) : "-",
             Long.toString(leader.pid()),
-            start,
+            SidecarLines.startTicks(platform, leader),
             cookie,
             cgroup));
     return new Binding(cookie);
-  }
-
-  /** An {@code add} line; the cgroup only when its path is one the script accepts. */
-  private static String addLine(
-      String pgid, String leader, String start, String cookie, Optional<Path> cgroup) {
-    String line = "add " + pgid + " " + leader + " " + start + " " + cookie;
-    if (cgroup.isPresent()) {
-      String path = cgroup.get().toString();
-      if (CGROUP_PATH.matcher(path).matches()) {
-        line += " " + path;
-      } else {
-        LOG.warn("cgroup path {} cannot be passed to the tether; bound by cookie only", path);
-      }
-    }
-    return line;
   }
 
   /**
@@ -367,31 +321,17 @@ public final class Tether implements AutoCloseable {
   /** Orderly close: the sidecar exits without ending any bound tree. Idempotent. */
   @Override
   public void close() {
-    shutdown("exit", EXIT_TIMEOUT);
+    shutdown(SidecarLines.EXIT, EXIT_TIMEOUT);
   }
 
   /** Ends every bound tree now (TERM, grace, KILL) and closes; returns when the sidecar is done. */
   public void closeAndKill() {
-    shutdown("kill", grace.plus(EXIT_TIMEOUT));
+    shutdown(SidecarLines.KILL, grace.plus(EXIT_TIMEOUT));
   }
 
   private void shutdown(String command, Duration wait) {
-    if (!closed.compareAndSet(false, true)) {
-      return;
-    }
-    try {
-      write(command);
-      pipe.close();
-    } catch (IOException e) {
-      LOG.debug("tether sidecar {} already gone", sidecar.pid(), e);
-    }
-    try {
-      if (!sidecar.waitFor(wait.toMillis(), TimeUnit.MILLISECONDS)) {
-        LOG.warn("tether sidecar {} did not exit in {}; killing it", sidecar.pid(), wait);
-        sidecar.destroyForcibly(); // only the sidecar: never the trees on an orderly close
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    if (closed.compareAndSet(false, true)) {
+      sidecar.stop(command, wait);
     }
   }
 
@@ -400,16 +340,9 @@ public final class Tether implements AutoCloseable {
       throw new IllegalStateException("tether is closed");
     }
     try {
-      write(line);
+      sidecar.write(line);
     } catch (IOException e) {
       throw new UncheckedIOException("tether sidecar " + sidecar.pid() + " is gone", e);
-    }
-  }
-
-  private void write(String line) throws IOException {
-    synchronized (pipe) { // one write per line, each shorter than PIPE_BUF: never interleaved
-      pipe.write((line + "\n").getBytes(UTF_8));
-      pipe.flush();
     }
   }
 
@@ -441,7 +374,7 @@ public final class Tether implements AutoCloseable {
     public void close() {
       if (open.compareAndSet(true, false) && !closed.get()) {
         try {
-          write("remove " + cookie);
+          sidecar.write(SidecarLines.remove(cookie));
         } catch (IOException e) {
           LOG.debug("tether sidecar {} gone while unbinding", sidecar.pid(), e);
         }
@@ -490,80 +423,7 @@ public final class Tether implements AutoCloseable {
       dev.lifecycle.internal.PlatformRequirements.requirePosix("Tether");
       ProcessPlatform p = platform != null ? platform : ProcessPlatform.get();
       Duration effective = GRACE.resolve(grace);
-      String script = scriptText();
-      ProcessBuilder builder =
-          new ProcessBuilder(
-                  "/bin/sh",
-                  "-c",
-                  script,
-                  "lifecycle-tether",
-                  Long.toString(effective.toMillis()),
-                  Long.toString(ProcessHandle.current().pid()))
-              .redirectInput(Redirect.PIPE)
-              .redirectOutput(Redirect.PIPE)
-              .redirectError(Redirect.DISCARD);
-      // The sidecar keeps this JVM's cookie (if any), so whoever supervises us finds it too.
-      String inherited = System.getenv(SpawnOptions.COOKIE_VARIABLE);
-      SpawnOptions options = SpawnOptions.defaults().withNewSession(true);
-      if (inherited != null && COOKIE.matcher(inherited).matches()) {
-        options = options.withTreeCookie(inherited);
-      }
-      SupervisedProcess sidecar;
-      sidecar = p.spawn(builder, options);
-      try {
-        awaitReady(sidecar);
-      } catch (IOException e) {
-        sidecar.destroyForcibly();
-        throw e;
-      }
-      return new Tether(p, sidecar, effective);
-    }
-
-    private static void awaitReady(SupervisedProcess sidecar) throws IOException {
-      CompletableFuture<String> ready = new CompletableFuture<>();
-      Threads.startDaemon(
-          "lifecycle-tether-start",
-          () -> {
-            try (BufferedReader out =
-                new BufferedReader(new InputStreamReader(sidecar.getInputStream(), UTF_8))) {
-              ready.complete(String.valueOf(out.readLine()));
-            } catch (IOException | RuntimeException e) {
-              ready.completeExceptionally(e);
-            }
-          });
-      String line;
-      try {
-        line = ready.get(STARTUP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (TimeoutException e) {
-        throw new IOException("tether sidecar did not report ready in " + STARTUP_TIMEOUT, e);
-      } catch (ExecutionException e) {
-        throw new IOException("tether sidecar failed to start", e.getCause());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IOException("interrupted while starting the tether sidecar", e);
-      }
-      if (!line.startsWith("ready ")) {
-        throw new IOException("tether sidecar did not start: " + line);
-      }
-    }
-
-    /**
-     * The script, passed as {@code sh -c} text: no file is ever written, so a JVM killed while the
-     * tether starts leaves nothing on disk. Comment lines are dropped (shorter command line).
-     */
-    private static String scriptText() throws IOException {
-      try (InputStream in = Tether.class.getResourceAsStream(SCRIPT)) {
-        if (in == null) {
-          throw new IOException("resource " + SCRIPT + " missing");
-        }
-        StringBuilder out = new StringBuilder();
-        for (String line : new String(in.readAllBytes(), UTF_8).split("\n", -1)) {
-          if (!line.stripLeading().startsWith("#")) {
-            out.append(line).append('\n');
-          }
-        }
-        return out.toString();
-      }
+      return new Tether(p, Sidecar.start(p, effective), effective);
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.lifecycle.tree;
 
 import dev.lifecycle.process.cgroup.Cgroup;
+import dev.lifecycle.process.cgroup.PidList;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -40,26 +41,8 @@ final class CgroupFiles implements AutoCloseable {
     if (n < 0) {
       return null;
     }
-    byte[] text = buffer.array();
     List<Long> out = new ArrayList<>();
-    long value = 0;
-    boolean digits = false;
-    for (int i = 0; i < n; i++) {
-      byte b = text[i];
-      if (b >= '0' && b <= '9') {
-        value = value * 10 + (b - '0');
-        digits = true;
-      } else {
-        if (digits) {
-          out.add(value);
-        }
-        value = 0;
-        digits = false;
-      }
-    }
-    if (digits) {
-      out.add(value);
-    }
+    PidList.parse(buffer.array(), n, out);
     return out;
   }
 

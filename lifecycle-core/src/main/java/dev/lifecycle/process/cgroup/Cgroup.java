@@ -5,9 +5,7 @@ import static java.nio.charset.StandardCharsets.US_ASCII;
 import dev.lifecycle.internal.Ascii;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,12 +13,12 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * One cgroup v2 directory, by path: create children, move processes in, read members, kill, freeze,
@@ -31,9 +29,6 @@ import java.util.concurrent.locks.LockSupport;
  * {@code "/sys/fs/cgroup/x/cgroup.procs: EACCES (Permission denied)"}.
  */
 public final class Cgroup {
-  /** How long a removal may leave the directory behind its deactivated files. */
-  private static final Duration REMOVAL_WINDOW = Duration.ofMillis(10);
-
   private final CgroupHierarchy hierarchy;
   private final Path path;
 
@@ -52,13 +47,11 @@ public final class Cgroup {
    */
   public static Cgroup at(Path directory) {
     Path dir = directory.toAbsolutePath().normalize();
-    CgroupHierarchy hierarchy =
-        CgroupHierarchy.holding(dir)
-            .orElseThrow(
-                () ->
-                    new IllegalArgumentException(
-                        "not a directory of the cgroup2 hierarchy: " + directory));
-    return new Cgroup(hierarchy, dir);
+    Optional<CgroupHierarchy> hierarchy = CgroupHierarchy.holding(dir); // no lambda: a spawn's path
+    if (hierarchy.isEmpty()) {
+      throw new IllegalArgumentException("not a directory of the cgroup2 hierarchy: " + directory);
+    }
+    return new Cgroup(hierarchy.get(), dir);
   }
 
   /**
@@ -194,7 +187,7 @@ public final class Cgroup {
    */
   public List<Long> processes() throws IOException {
     List<Long> out = new ArrayList<>();
-    readProcs(path, out);
+    CgroupReads.processes(path, out);
     return out;
   }
 
@@ -207,55 +200,8 @@ public final class Cgroup {
    */
   public Set<Long> members() throws IOException {
     List<Long> out = new ArrayList<>();
-    collect(path, out);
+    CgroupReads.members(path, out);
     return new LinkedHashSet<>(out);
-  }
-
-  private static void collect(Path dir, List<Long> out) throws IOException {
-    readProcs(dir, out);
-    for (Path sub : subdirectories(dir)) {
-      collect(sub, out);
-    }
-  }
-
-  private static void readProcs(Path dir, List<Long> out) throws IOException {
-    byte[] text = readUnlessRemoved(dir.resolve("cgroup.procs"));
-    if (text == null) {
-      return; // removed meanwhile: no members
-    }
-    long value = 0;
-    boolean digits = false;
-    for (byte b : text) {
-      if (b >= '0' && b <= '9') {
-        value = value * 10 + (b - '0');
-        digits = true;
-      } else {
-        if (digits) {
-          out.add(value);
-        }
-        value = 0;
-        digits = false;
-      }
-    }
-    if (digits) {
-      out.add(value);
-    }
-  }
-
-  private static List<Path> subdirectories(Path dir) throws IOException {
-    List<Path> out = new ArrayList<>();
-    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
-      for (Path entry : entries) { // a plain loop: no lambda to spin up in a short-lived JVM
-        if (Files.isDirectory(entry)) {
-          out.add(entry);
-        }
-      }
-    } catch (NoSuchFileException e) {
-      return out;
-    } catch (IOException e) {
-      throw Errno.wrap("list " + dir, e);
-    }
-    return out;
   }
 
   /**
@@ -266,7 +212,7 @@ public final class Cgroup {
    */
   public List<Cgroup> children() throws IOException {
     List<Cgroup> out = new ArrayList<>();
-    for (Path sub : subdirectories(path)) {
+    for (Path sub : CgroupReads.subdirectories(path)) {
       out.add(new Cgroup(hierarchy, sub));
     }
     return out;
@@ -280,53 +226,7 @@ public final class Cgroup {
    * @throws IOException naming the file and errno when {@code cgroup.events} cannot be read
    */
   public boolean isPopulated() throws IOException {
-    return events().populated();
-  }
-
-  /** {@code cgroup.events} now. */
-  Events events() throws IOException {
-    byte[] text = readUnlessRemoved(path.resolve("cgroup.events"));
-    return text == null ? new Events(false, false) : Events.parse(new String(text, US_ASCII));
-  }
-
-  /**
-   * A file of a cgroup, or {@code null} when the cgroup has been removed. Its own removal races
-   * every look at a tree's cgroup: the kernel first deactivates the cgroup's files (a read of an
-   * open one fails with ENODEV, an open with ENOENT) and only then unlinks the directory. A failed
-   * read is therefore retried while the directory is still there, for at most {@link
-   * #REMOVAL_WINDOW}, and an error is reported only when the cgroup outlives that.
-   */
-  private static byte[] readUnlessRemoved(Path file) throws IOException {
-    long deadline = System.nanoTime() + REMOVAL_WINDOW.toNanos();
-    while (true) {
-      try {
-        return Files.readAllBytes(file);
-      } catch (IOException e) {
-        if (!Files.isDirectory(file.getParent())) {
-          return null;
-        }
-        if (System.nanoTime() - deadline > 0) {
-          throw Errno.wrap("read " + file, e);
-        }
-        LockSupport.parkNanos(20_000);
-      }
-    }
-  }
-
-  /** cgroup.events: whether populated, whether frozen. */
-  record Events(boolean populated, boolean frozen) {
-    static Events parse(String text) {
-      boolean populated = false;
-      boolean frozen = false;
-      for (String line : text.split("\n")) {
-        if (line.equals("populated 1")) {
-          populated = true;
-        } else if (line.equals("frozen 1")) {
-          frozen = true;
-        }
-      }
-      return new Events(populated, frozen);
-    }
+    return CgroupReads.events(path).populated();
   }
 
   /**
@@ -379,7 +279,7 @@ public final class Cgroup {
    * @throws IOException naming the file and errno when {@code cgroup.events} cannot be read
    */
   public boolean isFrozen() throws IOException {
-    return events().frozen();
+    return CgroupReads.events(path).frozen();
   }
 
   /**

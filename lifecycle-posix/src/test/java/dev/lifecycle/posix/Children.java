@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -53,8 +52,8 @@ final class Children implements AutoCloseable, AfterEachCallback {
     SupervisedProcess parent = sh("sleep 0.05 & exec sleep 30");
     long[] zombie = {0};
     assertThat(
-            eventually(
-                5000,
+            Await.within(
+                Duration.ofMillis(5000),
                 () -> {
                   PLATFORM.snapshot().children(parent.pid()).stream()
                       .filter(ProcessInfo::hasExited)
@@ -101,10 +100,5 @@ final class Children implements AutoCloseable, AfterEachCallback {
 
   static String read(InputStream in) throws IOException {
     return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-  }
-
-  /** Polls {@code condition} until it holds or {@code millis} have passed. */
-  static boolean eventually(long millis, BooleanSupplier condition) throws InterruptedException {
-    return Await.within(Duration.ofMillis(millis), condition);
   }
 }

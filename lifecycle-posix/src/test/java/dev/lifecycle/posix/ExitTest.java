@@ -1,7 +1,6 @@
 package dev.lifecycle.posix;
 
 import static dev.lifecycle.posix.Children.PLATFORM;
-import static dev.lifecycle.posix.Children.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -12,6 +11,8 @@ import dev.lifecycle.process.SignalResult;
 import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
 import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.testing.Await;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -95,8 +96,8 @@ class ExitTest {
     assertThat(child.reap()).isTrue();
     assertThat(child.reap()).isTrue();
     assertThat(
-            eventually(
-                2_000,
+            Await.within(
+                Duration.ofMillis(2_000),
                 () ->
                     ProcFs.stat(child.pid())
                         .map(p -> p.startTime() != child.identity().startTime())

@@ -1,7 +1,6 @@
 package dev.lifecycle.posix;
 
 import static dev.lifecycle.posix.Children.PLATFORM;
-import static dev.lifecycle.posix.Children.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -104,10 +103,11 @@ class ProbeTest {
             SpawnOptions.defaults().withKeepLeaderUnreaped(true));
     long pgid = leader.processGroupId();
     assertThat(leader.waitFor(5, TimeUnit.SECONDS)).isTrue();
-    assertThat(eventually(5_000, () -> liveMembers(pgid).size() == 2)).isTrue();
+    assertThat(Await.within(Duration.ofMillis(5_000), () -> liveMembers(pgid).size() == 2))
+        .isTrue();
 
     assertThat(PLATFORM.signalGroup(pgid, Signal.KILL)).isEqualTo(SignalResult.DELIVERED);
-    assertThat(eventually(5_000, () -> liveMembers(pgid).isEmpty())).isTrue();
+    assertThat(Await.within(Duration.ofMillis(5_000), () -> liveMembers(pgid).isEmpty())).isTrue();
     assertThat(leader.reap()).isTrue();
   }
 

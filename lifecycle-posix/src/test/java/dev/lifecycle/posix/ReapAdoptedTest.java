@@ -1,7 +1,6 @@
 package dev.lifecycle.posix;
 
 import static dev.lifecycle.posix.Children.PLATFORM;
-import static dev.lifecycle.posix.Children.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lifecycle.process.ProcessIdentity;
@@ -9,6 +8,8 @@ import dev.lifecycle.process.ProcessState;
 import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
 import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.testing.Await;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -30,7 +31,7 @@ class ReapAdoptedTest {
         children.spawn(
             new ProcessBuilder("sh", "-c", "exit 7"),
             SpawnOptions.defaults().withKeepLeaderUnreaped(true));
-    assertThat(eventually(5000, () -> isZombie(child.pid()))).isTrue();
+    assertThat(Await.within(Duration.ofMillis(5000), () -> isZombie(child.pid()))).isTrue();
 
     assertThat(PLATFORM.reapAdopted(child.identity())).isFalse();
     assertThat(isZombie(child.pid())).isTrue(); // still there for its own process to collect

@@ -37,6 +37,10 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class CgroupTest {
   private static final Duration BOUND = Duration.ofSeconds(10);
+  private static final OwnedCgroups.OwnerCheck PROVEN_GONE =
+      (ownerPid, ownerStart) ->
+          Liveness.judge(ProcessPlatform.get(), new ProcessIdentity(ownerPid, ownerStart, ""))
+              .isProvenGone();
 
   private final List<Cgroup> created = new ArrayList<>();
   private final List<Process> started = new ArrayList<>();
@@ -86,6 +90,16 @@ class CgroupTest {
   private static void go(Process p) throws IOException {
     p.getOutputStream().write('\n');
     p.getOutputStream().flush();
+  }
+
+  /** An owner as a cgroup name records it, whose process has exited and whose pid is free. */
+  private ProcessIdentity exitedOwner() throws Exception {
+    Process owner = start("exit 0");
+    ProcessIdentity identity = ProcFs.identity(owner.pid()).orElseThrow();
+    go(owner);
+    owner.waitFor();
+    Await.until(BOUND, "pid free", () -> ProcFs.identity(owner.pid()), Optional::isEmpty);
+    return identity;
   }
 
   @Test
@@ -206,13 +220,9 @@ class CgroupTest {
     assertThat(errors).as("errors in %d rounds", rounds).isEmpty();
   }
 
-  /** Spins (bounded) until the reader has completed {@code atLeast} reads or reported an error. */
+  /** Waits until the reader has completed {@code atLeast} reads or reported an error. */
   private static void awaitReads(AtomicLong reads, long atLeast, List<String> errors) {
-    long deadline = System.nanoTime() + BOUND.toNanos();
-    while (reads.get() < atLeast && errors.isEmpty()) {
-      assertThat(System.nanoTime() - deadline).as("reader progress").isNegative();
-      Thread.onSpinWait();
-    }
+    Await.until(BOUND, "reader progress", () -> reads.get() >= atLeast || !errors.isEmpty());
   }
 
   @Test
@@ -226,30 +236,22 @@ class CgroupTest {
 
   @Test
   void staleCleanupRemovesOnlyEmptyCgroupsOfDeadOwners() throws Exception {
-    Process gone = start("exit 0");
-    long start = ProcFs.identity(gone.pid()).orElseThrow().startTime();
-    go(gone);
-    gone.waitFor();
-    Await.until(BOUND, "pid free", () -> ProcFs.identity(gone.pid()), Optional::isEmpty);
-    String deadName = OwnedCgroups.PREFIX + gone.pid() + "-" + start + "-1-0000abcd";
+    ProcessIdentity gone = exitedOwner();
+    String deadName = OwnedCgroups.PREFIX + gone.pid() + "-" + gone.startTime() + "-1-0000abcd";
     Cgroup dead = parent.createChild(deadName);
     created.add(dead);
     Cgroup live = create(); // owned by this JVM
     Cgroup foreign = parent.createChild("not-ours-" + ProcessHandle.current().pid());
     created.add(foreign);
     Cgroup deadButPopulated =
-        parent.createChild(OwnedCgroups.PREFIX + gone.pid() + "-" + start + "-2-0000abcd");
+        parent.createChild(
+            OwnedCgroups.PREFIX + gone.pid() + "-" + gone.startTime() + "-2-0000abcd");
     created.add(deadButPopulated);
     Process p = start("exec sleep 300");
     deadButPopulated.enter(p.pid());
     go(p);
 
-    int removed =
-        OwnedCgroups.removeStale(
-            parent,
-            (ownerPid, ownerStart) ->
-                Liveness.judge(ProcessPlatform.get(), new ProcessIdentity(ownerPid, ownerStart, ""))
-                    .isProvenGone());
+    int removed = OwnedCgroups.removeStale(parent, PROVEN_GONE);
 
     assertThat(dead.exists()).isFalse();
     assertThat(removed).isGreaterThanOrEqualTo(1);
@@ -265,17 +267,11 @@ class CgroupTest {
    */
   @Test
   void theLastProcessOfAnOrphanedCgroupLeavesAndRemovesIt() throws Exception {
-    Process creator = start("exit 0");
-    long start = ProcFs.identity(creator.pid()).orElseThrow().startTime();
-    go(creator);
-    creator.waitFor();
-    Await.until(BOUND, "pid free", () -> ProcFs.identity(creator.pid()), Optional::isEmpty);
-    OwnedCgroups.OwnerCheck gone =
-        (ownerPid, ownerStart) ->
-            Liveness.judge(ProcessPlatform.get(), new ProcessIdentity(ownerPid, ownerStart, ""))
-                .isProvenGone();
+    ProcessIdentity creator = exitedOwner();
+    OwnedCgroups.OwnerCheck gone = PROVEN_GONE;
     Cgroup orphan =
-        parent.createChild(OwnedCgroups.PREFIX + creator.pid() + "-" + start + "-3-0000abcd");
+        parent.createChild(
+            OwnedCgroups.PREFIX + creator.pid() + "-" + creator.startTime() + "-3-0000abcd");
     created.add(orphan);
     Process last = start("exec sleep 300");
     orphan.enter(last.pid());

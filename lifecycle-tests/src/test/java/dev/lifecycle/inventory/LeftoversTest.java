@@ -196,19 +196,7 @@ class LeftoversTest {
       wanted.add(a.detached);
     }
     ids.addAll(wanted);
-    List<FoundTree>[] last = new List[1];
-    Procs.await(
-        BOUND,
-        "every tree found: " + wanted,
-        () -> {
-          try {
-            last[0] = inventory.take();
-          } catch (InterruptedException e) {
-            throw new IllegalStateException(e);
-          }
-          return last[0].stream().map(FoundTree::id).toList().containsAll(wanted);
-        });
-    return last[0];
+    return OwnTrees.awaitFound(inventory, wanted, BOUND);
   }
 
   private static List<ProcessIdentity> members(List<FoundTree> trees, List<String> ids) {

@@ -90,7 +90,7 @@ class ReusedOwnerPidTest {
     ProcessIdentity sidecar = procs.track(tetherPid);
     ProcessIdentity owner = ProcFs.identity(doomed.pid()).orElseThrow();
 
-    List<FoundTree> before = awaitFound(trees);
+    List<FoundTree> before = OwnTrees.awaitFound(inventory, trees, BOUND);
     FoundTree tether = tetherOf(before, tetherPid).orElseThrow();
     assertThat(tether.owner().verdict()).isEqualTo(OwnerVerdict.ALIVE);
     assertThat(tether.owner().identity()).contains(owner);
@@ -178,22 +178,6 @@ class ReusedOwnerPidTest {
     }
     Requirement.unmet("pid " + pid + " was taken by another fork " + ATTEMPTS + " times");
     throw new AssertionError("unreachable");
-  }
-
-  private List<FoundTree> awaitFound(List<String> wanted) {
-    List<FoundTree>[] last = new List[1];
-    Procs.await(
-        BOUND,
-        "every tree found: " + wanted,
-        () -> {
-          try {
-            last[0] = inventory.take();
-          } catch (InterruptedException e) {
-            throw new IllegalStateException(e);
-          }
-          return last[0].stream().map(FoundTree::id).toList().containsAll(wanted);
-        });
-    return last[0];
   }
 
   private static Optional<FoundTree> tetherOf(List<FoundTree> trees, long pid) {

@@ -1,19 +1,19 @@
 package dev.lifecycle.modules;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.lifecycle.posix.PosixPlatformProvider;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.procfs.ProcFs;
 import dev.lifecycle.testing.Await;
+import dev.lifecycle.testing.ChildJvm;
+import dev.lifecycle.testing.ChildJvm.Output;
 import dev.lifecycle.testing.Jdks;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import java.io.File;
 import java.io.IOException;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -203,25 +203,8 @@ class ModulePathTest {
   /** One run of the demo JVM, bounded; the JVM is killed if it overruns. */
   private record Run(int exitCode, String stdout, String stderr) {
     static Run of(List<String> command) throws IOException, InterruptedException {
-      Path out = Files.createTempFile(work, "out", ".txt");
-      Path err = Files.createTempFile(work, "err", ".txt");
-      Process jvm =
-          new ProcessBuilder(command)
-              .redirectOutput(out.toFile())
-              .redirectError(err.toFile())
-              .start();
-      try {
-        if (!jvm.waitFor(RUN_BOUND.toSeconds(), TimeUnit.SECONDS)) {
-          fail("the demo JVM did not exit within " + RUN_BOUND + ": " + command);
-        }
-      } finally {
-        jvm.destroyForcibly();
-        jvm.waitFor(10, TimeUnit.SECONDS);
-      }
-      return new Run(
-          jvm.exitValue(),
-          Files.readString(out, StandardCharsets.UTF_8),
-          Files.readString(err, StandardCharsets.UTF_8));
+      Output output = ChildJvm.run(new ProcessBuilder(command), work, RUN_BOUND);
+      return new Run(output.exitCode(), output.stdout(), output.stderr());
     }
 
     List<ProcessIdentity> members() {

@@ -48,15 +48,9 @@ class ExitedTreeCloseTest {
   void anExitedCgroupTreeClosesWithoutReadingTheProcessTable() throws Exception {
     Cgroups.writableParentOrSkip();
     CountingPlatform platform = new CountingPlatform(ProcessPlatform.get());
-    ProcessTree tree =
-        reaper.track(
-            ProcessTree.spawn(
-                platform,
-                new ProcessBuilder("/bin/true"),
-                TreeOptions.defaults().withContainment(Containment.Mode.REQUIRE_CGROUP)));
+    ProcessTree tree = exitedTree(platform, Containment.Mode.REQUIRE_CGROUP);
     assertThat(tree.tier()).isEqualTo(ContainmentTier.CGROUP);
     Cgroup cgroup = Cgroup.at(tree.cgroup().orElseThrow());
-    assertThat(tree.leader().waitFor(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
     platform.reads.set(0);
 
     TerminationReport report = tree.terminate();
@@ -76,14 +70,8 @@ class ExitedTreeCloseTest {
   @Test
   void anExitedSessionTreeClosesWithOneScanThatIncludesTheCookieSearch() throws Exception {
     CountingPlatform platform = new CountingPlatform(ProcessPlatform.get());
-    ProcessTree tree =
-        reaper.track(
-            ProcessTree.spawn(
-                platform,
-                new ProcessBuilder("/bin/true"),
-                TreeOptions.defaults().withContainment(Containment.Mode.SESSION)));
+    ProcessTree tree = exitedTree(platform, Containment.Mode.SESSION);
     assertThat(tree.tier()).isEqualTo(ContainmentTier.SESSION);
-    assertThat(tree.leader().waitFor(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
     platform.snapshots.set(0);
     platform.reads.set(0);
 
@@ -137,6 +125,19 @@ class ExitedTreeCloseTest {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** A tree of {@code /bin/true} spawned in {@code mode}, once its leader has exited. */
+  private ProcessTree exitedTree(CountingPlatform platform, Containment.Mode mode)
+      throws Exception {
+    ProcessTree tree =
+        reaper.track(
+            ProcessTree.spawn(
+                platform,
+                new ProcessBuilder("/bin/true"),
+                TreeOptions.defaults().withContainment(mode)));
+    assertThat(tree.leader().waitFor(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    return tree;
   }
 
   /** The real platform, counting the reads that cost a walk over every process. */

@@ -3,6 +3,7 @@ package dev.lifecycle.tree;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
+import dev.lifecycle.tether.Procs;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,13 +49,7 @@ final class TreeReaper {
         System.err.println("cleanup of " + tree + " failed: " + e);
       }
     }
-    for (ProcessIdentity identity : processes) {
-      try {
-        posix.signal(identity, Signal.KILL);
-      } catch (RuntimeException e) {
-        System.err.println("cleanup of " + identity + " failed: " + e);
-      }
-    }
+    Procs.kill(processes);
     trees.clear();
     processes.clear();
   }

@@ -53,14 +53,14 @@ class FixtureChildTest {
     try {
       FixtureChild.awaitReady(p, WAIT);
       // 1 root + 3 flat + 3 chain levels announce themselves in the pid file.
-      Polling.until(WAIT, () -> lines(pids).size() == 7);
+      Await.within(WAIT, () -> lines(pids).size() == 7);
       Assertions.assertThat(lines(pids)).hasSize(7);
       ProcessTable table = platform.snapshot();
       List<ProcessInfo> tree = table.descendants(p.pid());
       Assertions.assertThat(tree).hasSize(6);
       // A process that announced itself may still be inside the execve that follows, when its
       // environment is not readable yet: poll (bounded) for all seven.
-      Polling.until(
+      Await.within(
           WAIT,
           () ->
               platform.findByEnvironment(SpawnOptions.COOKIE_VARIABLE, child.cookie()).size() == 7);

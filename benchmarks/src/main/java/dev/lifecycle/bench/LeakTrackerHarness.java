@@ -48,15 +48,8 @@ public final class LeakTrackerHarness {
     int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 5;
     String[] tiers = (args.length > 3 ? args[3] : "auto,evidence").split(",");
     ProcessPlatform posix = ProcessPlatform.get();
-    String jar =
-        new File(
-                LeakTrackerHarness.class
-                    .getProtectionDomain()
-                    .getCodeSource()
-                    .getLocation()
-                    .toURI())
-            .getPath();
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    String jar = HarnessJvm.jar();
+    String java = HarnessJvm.java();
     for (String count : counts) {
       int n = Integer.parseInt(count.trim());
       SupervisedProcess sleepers = n == 0 ? null : startSleepers(posix, n);

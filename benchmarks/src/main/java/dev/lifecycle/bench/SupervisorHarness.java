@@ -57,11 +57,8 @@ public final class SupervisorHarness {
     int warmup = args.length > 2 ? Integer.parseInt(args[2]) : 5;
     String[] modes = (args.length > 3 ? args[3] : "baseline,lifecycle,jdk").split(",");
     ProcessPlatform posix = ProcessPlatform.get();
-    String jar =
-        new File(
-                SupervisorHarness.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-            .getPath();
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    String jar = HarnessJvm.jar();
+    String java = HarnessJvm.java();
     for (String mode : modes) {
       int n = mode.equals("baseline") ? 0 : children;
       String run = UUID.randomUUID().toString();

@@ -56,7 +56,7 @@ public final class WholeProcessHarness {
     int getrusage(int who, Memory usage);
   }
 
-  private final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  private final String java = HarnessJvm.java();
   private final String beforeCp = require("before.cp");
   // The spawn programs run on the library alone: the examples jar's Class-Path names 20 jars
   // (the MCP SDK, Jackson, Reactor) that a service lookup would open and a user's CLI need not

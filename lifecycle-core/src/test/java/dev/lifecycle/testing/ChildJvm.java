@@ -24,12 +24,9 @@ public final class ChildJvm {
 
   /** {@code java <options> -cp <this test classpath> <main> <args>}. */
   public static List<String> command(Class<?> main, List<String> options, List<String> args) {
-    List<String> command = new ArrayList<>();
-    command.add(java());
+    List<String> command = new ArrayList<>(List.of(java()));
     command.addAll(options);
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(main.getName());
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
     command.addAll(args);
     return command;
   }

@@ -43,6 +43,11 @@ final class Children implements AutoCloseable, AfterEachCallback {
     return child;
   }
 
+  /** Spawns {@code builder} with its leader left unreaped: a zombie once it exits. */
+  SupervisedProcess spawnUnreaped(ProcessBuilder builder) throws IOException {
+    return spawn(builder, SpawnOptions.defaults().withKeepLeaderUnreaped(true));
+  }
+
   SupervisedProcess sh(String script) throws IOException {
     return spawn(new ProcessBuilder("/bin/sh", "-c", script));
   }

@@ -8,7 +8,6 @@ import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessState;
 import dev.lifecycle.process.SignalResult;
-import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
 import dev.lifecycle.process.procfs.ProcFs;
 import dev.lifecycle.testing.Await;
@@ -81,9 +80,7 @@ class ExitTest {
 
   @Test
   void keepLeaderUnreapedLeavesAZombieThatProbesAsGone() throws Exception {
-    SupervisedProcess child =
-        children.spawn(
-            new ProcessBuilder("/bin/true"), SpawnOptions.defaults().withKeepLeaderUnreaped(true));
+    SupervisedProcess child = children.spawnUnreaped(new ProcessBuilder("/bin/true"));
     child.onExit().get(5, TimeUnit.SECONDS);
     assertThat(child.exitValue()).isZero();
 

@@ -98,9 +98,7 @@ class ProbeTest {
   @Test
   void groupSignalsEndATreeWhileTheLeaderIsPinned() throws Exception {
     SupervisedProcess leader =
-        children.spawn(
-            new ProcessBuilder("/bin/sh", "-c", "sleep 30 & sleep 30 & exit 0"),
-            SpawnOptions.defaults().withKeepLeaderUnreaped(true));
+        children.spawnUnreaped(new ProcessBuilder("/bin/sh", "-c", "sleep 30 & sleep 30 & exit 0"));
     long pgid = leader.processGroupId();
     assertThat(leader.waitFor(5, TimeUnit.SECONDS)).isTrue();
     assertThat(Await.within(Duration.ofMillis(5_000), () -> liveMembers(pgid).size() == 2))

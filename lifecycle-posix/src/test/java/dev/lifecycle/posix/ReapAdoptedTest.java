@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessState;
-import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
 import dev.lifecycle.process.procfs.ProcFs;
 import dev.lifecycle.testing.Await;
@@ -27,10 +26,7 @@ class ReapAdoptedTest {
 
   @Test
   void ourOwnUnreapedChildIsLeftToItsProcess() throws Exception {
-    SupervisedProcess child =
-        children.spawn(
-            new ProcessBuilder("sh", "-c", "exit 7"),
-            SpawnOptions.defaults().withKeepLeaderUnreaped(true));
+    SupervisedProcess child = children.spawnUnreaped(new ProcessBuilder("sh", "-c", "exit 7"));
     assertThat(Await.within(Duration.ofMillis(5000), () -> isZombie(child.pid()))).isTrue();
 
     assertThat(PLATFORM.reapAdopted(child.identity())).isFalse();

@@ -1,5 +1,7 @@
 package dev.lifecycle.modules;
 
+import static dev.lifecycle.testing.DemoModules.locationOf;
+import static dev.lifecycle.testing.DemoModules.path;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lifecycle.posix.PosixPlatformProvider;
@@ -9,20 +11,17 @@ import dev.lifecycle.process.procfs.ProcFs;
 import dev.lifecycle.testing.Await;
 import dev.lifecycle.testing.ChildJvm;
 import dev.lifecycle.testing.ChildJvm.Output;
+import dev.lifecycle.testing.DemoModules;
 import dev.lifecycle.testing.Jdks;
 import dev.lifecycle.testkit.NoProcessLeaks;
-import java.io.File;
 import java.io.IOException;
-import java.net.URISyntaxException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import javax.tools.JavaCompiler;
-import javax.tools.ToolProvider;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -74,31 +73,16 @@ class ModulePathTest {
 
   private static Path compile(String resource, String main, List<Path> modulePath, Path extra)
       throws IOException {
-    Path sources = work.resolve(resource);
-    for (String file : List.of("module-info.java", main)) {
-      Path target = sources.resolve(file);
-      Files.createDirectories(target.getParent());
-      try (var in = ModulePathTest.class.getResourceAsStream("/" + resource + "/" + file)) {
-        Files.copy(in, target);
-      }
-    }
-    Path classes = work.resolve(resource + "-classes");
-    JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-    int rc =
-        javac.run(
-            null,
-            null,
-            null,
-            "--release",
-            "17",
-            "--module-path",
-            path(modulePath, extra),
-            "-d",
-            classes.toString(),
-            sources.resolve("module-info.java").toString(),
-            sources.resolve(main).toString());
-    assertThat(rc).as("javac exit code for " + resource).isZero();
-    return classes;
+    return DemoModules.compile(
+        ModulePathTest.class,
+        Map.of(
+            "module-info.java",
+            "/" + resource + "/module-info.java",
+            main,
+            "/" + resource + "/" + main),
+        work.resolve(resource),
+        work.resolve(resource + "-classes"),
+        path(modulePath, extra));
   }
 
   static Stream<Arguments> jdksAndPaths() {
@@ -223,16 +207,5 @@ class ModulePathTest {
     public String toString() {
       return "exit " + exitCode + "\nstdout:\n" + stdout + "\nstderr:\n" + stderr;
     }
-  }
-
-  private static Path locationOf(Class<?> type) throws URISyntaxException {
-    return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
-  }
-
-  private static String path(List<Path> entries, Path last) {
-    List<String> all = new ArrayList<>();
-    entries.forEach(p -> all.add(p.toString()));
-    all.add(last.toString());
-    return String.join(File.pathSeparator, all);
   }
 }

@@ -43,10 +43,10 @@ public final class LeakTrackerHarness {
   private LeakTrackerHarness() {}
 
   public static void main(String[] args) throws Exception {
-    String[] counts = (args.length > 0 ? args[0] : "0,1000").split(",");
-    int window = args.length > 1 ? Integer.parseInt(args[1]) : 2;
-    int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 5;
-    String[] tiers = (args.length > 3 ? args[3] : "auto,evidence").split(",");
+    String[] counts = HarnessArgs.listArg(args, 0, "0,1000");
+    int window = HarnessArgs.intArg(args, 1, 2);
+    int rounds = HarnessArgs.intArg(args, 2, 5);
+    String[] tiers = HarnessArgs.listArg(args, 3, "auto,evidence");
     ProcessPlatform posix = ProcessPlatform.get();
     String jar = HarnessJvm.jar();
     String java = HarnessJvm.java();

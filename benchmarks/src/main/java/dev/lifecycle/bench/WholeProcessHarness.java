@@ -91,8 +91,8 @@ public final class WholeProcessHarness {
   record Sample(double wall, double cpu, double closeMs, double exitMs) {}
 
   public static void main(String[] args) throws Exception {
-    Set<String> groups = Set.of((args.length > 0 ? args[0] : "warm,spawn,cold").split(","));
-    int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 15;
+    Set<String> groups = Set.of(HarnessArgs.listArg(args, 0, "warm,spawn,cold"));
+    int rounds = HarnessArgs.intArg(args, 1, 15);
     WholeProcessHarness harness = new WholeProcessHarness();
     System.out.println("[whole] load " + Files.readString(Path.of("/proc/loadavg")).trim());
     try {

@@ -92,6 +92,23 @@ class CgroupTest {
     p.getOutputStream().flush();
   }
 
+  /** A cgroup of ours named for {@code owner}, its {@code seq}th. */
+  private Cgroup ownedBy(ProcessIdentity owner, int seq) throws IOException {
+    Cgroup cgroup =
+        parent.createChild(
+            OwnedCgroups.PREFIX + owner.pid() + "-" + owner.startTime() + "-" + seq + "-0000abcd");
+    created.add(cgroup);
+    return cgroup;
+  }
+
+  /** A {@code sleep 300} that runs inside {@code cgroup} from its start. */
+  private Process sleeperIn(Cgroup cgroup) throws IOException {
+    Process p = start("exec sleep 300");
+    cgroup.enter(p.pid());
+    go(p);
+    return p;
+  }
+
   /** An owner as a cgroup name records it, whose process has exited and whose pid is free. */
   private ProcessIdentity exitedOwner() throws Exception {
     Process owner = start("exit 0");
@@ -166,9 +183,7 @@ class CgroupTest {
   @Test
   void aPopulatedCgroupIsNotRemovedAndAwaitHonoursItsDeadline() throws Exception {
     Cgroup cgroup = create();
-    Process p = start("exec sleep 300");
-    cgroup.enter(p.pid());
-    go(p);
+    sleeperIn(cgroup);
     assertThat(cgroup.remove()).isFalse();
     long t0 = System.nanoTime();
     assertThat(cgroup.awaitEmpty(Duration.ofMillis(200))).isFalse();
@@ -237,19 +252,12 @@ class CgroupTest {
   @Test
   void staleCleanupRemovesOnlyEmptyCgroupsOfDeadOwners() throws Exception {
     ProcessIdentity gone = exitedOwner();
-    String deadName = OwnedCgroups.PREFIX + gone.pid() + "-" + gone.startTime() + "-1-0000abcd";
-    Cgroup dead = parent.createChild(deadName);
-    created.add(dead);
+    Cgroup dead = ownedBy(gone, 1);
     Cgroup live = create(); // owned by this JVM
     Cgroup foreign = parent.createChild("not-ours-" + ProcessHandle.current().pid());
     created.add(foreign);
-    Cgroup deadButPopulated =
-        parent.createChild(
-            OwnedCgroups.PREFIX + gone.pid() + "-" + gone.startTime() + "-2-0000abcd");
-    created.add(deadButPopulated);
-    Process p = start("exec sleep 300");
-    deadButPopulated.enter(p.pid());
-    go(p);
+    Cgroup deadButPopulated = ownedBy(gone, 2);
+    sleeperIn(deadButPopulated);
 
     int removed = OwnedCgroups.removeStale(parent, PROVEN_GONE);
 
@@ -269,29 +277,18 @@ class CgroupTest {
   void theLastProcessOfAnOrphanedCgroupLeavesAndRemovesIt() throws Exception {
     ProcessIdentity creator = exitedOwner();
     OwnedCgroups.OwnerCheck gone = PROVEN_GONE;
-    Cgroup orphan =
-        parent.createChild(
-            OwnedCgroups.PREFIX + creator.pid() + "-" + creator.startTime() + "-3-0000abcd");
-    created.add(orphan);
-    Process last = start("exec sleep 300");
-    orphan.enter(last.pid());
-    go(last);
+    Cgroup orphan = ownedBy(creator, 3);
+    Process last = sleeperIn(orphan);
 
-    Process other = start("exec sleep 300");
-    orphan.enter(other.pid());
-    go(other);
+    Process other = sleeperIn(orphan);
     assertThat(OwnedCgroups.leaveIfOrphaned(orphan, last.pid(), Set.of(), gone)).isFalse();
     Cgroup sub = orphan.createChild("sub"); // a tree it started, still running
     sub.enter(other.pid());
     assertThat(OwnedCgroups.leaveIfOrphaned(orphan, last.pid(), Set.of(), gone)).isFalse();
     parent.enter(other.pid()); // that tree is gone: its empty cgroup goes with the orphan
-    Process companion = start("exec sleep 300"); // a sidecar that ends with it: moves with it
-    orphan.enter(companion.pid());
-    go(companion);
+    Process companion = sleeperIn(orphan); // a sidecar that ends with it: moves with it
     Cgroup owned = create(); // its creator, this JVM, lives
-    Process inOwned = start("exec sleep 300");
-    owned.enter(inOwned.pid());
-    go(inOwned);
+    Process inOwned = sleeperIn(owned);
     assertThat(OwnedCgroups.leaveIfOrphaned(owned, inOwned.pid(), Set.of(), gone)).isFalse();
     assertThat(owned.processes()).containsExactly(inOwned.pid());
     assertThat(orphan.processes()).containsExactlyInAnyOrder(last.pid(), companion.pid());

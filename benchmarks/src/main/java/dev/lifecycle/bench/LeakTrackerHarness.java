@@ -48,14 +48,12 @@ public final class LeakTrackerHarness {
     int rounds = HarnessArgs.intArg(args, 2, 5);
     String[] tiers = HarnessArgs.listArg(args, 3, "auto,evidence");
     ProcessPlatform posix = ProcessPlatform.get();
-    String jar = HarnessJvm.jar();
-    String java = HarnessJvm.java();
     for (String count : counts) {
       int n = Integer.parseInt(count.trim());
       SupervisedProcess sleepers = n == 0 ? null : startSleepers(posix, n);
       try {
         for (String tier : tiers) {
-          runChild(java, jar, window, rounds, tier, n);
+          runChild(window, rounds, tier, n);
         }
       } finally {
         if (sleepers != null) {
@@ -66,15 +64,14 @@ public final class LeakTrackerHarness {
     }
   }
 
-  private static void runChild(String java, String jar, int window, int rounds, String tier, int n)
-      throws Exception {
+  private static void runChild(int window, int rounds, String tier, int n) throws Exception {
     {
       {
         ProcessBuilder builder =
             new ProcessBuilder(
-                java,
+                HarnessJvm.java(),
                 "-cp",
-                jar,
+                HarnessJvm.jar(),
                 TrackedTest.class.getName(),
                 Integer.toString(window),
                 Integer.toString(rounds),

@@ -57,14 +57,18 @@ public final class SupervisorHarness {
     int warmup = HarnessArgs.intArg(args, 2, 5);
     String[] modes = HarnessArgs.listArg(args, 3, "baseline,lifecycle,jdk");
     ProcessPlatform posix = ProcessPlatform.get();
-    String jar = HarnessJvm.jar();
-    String java = HarnessJvm.java();
     for (String mode : modes) {
       int n = mode.equals("baseline") ? 0 : children;
       String run = UUID.randomUUID().toString();
       ProcessBuilder builder =
           new ProcessBuilder(
-              java, "-Xmx2g", "-cp", jar, Supervisor.class.getName(), mode, Integer.toString(n));
+              HarnessJvm.java(),
+              "-Xmx2g",
+              "-cp",
+              HarnessJvm.jar(),
+              Supervisor.class.getName(),
+              mode,
+              Integer.toString(n));
       builder.environment().put(MARKER, run);
       builder.redirectError(Redirect.INHERIT);
       SupervisedProcess jvm = posix.spawn(builder);

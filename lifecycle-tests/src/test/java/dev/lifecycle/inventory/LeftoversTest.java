@@ -22,9 +22,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -41,24 +41,18 @@ class LeftoversTest {
 
   private final Procs procs = new Procs();
   private final ProcessPlatform platform = ProcessPlatform.get();
-  private final Inventory inventory = Inventory.of(platform).withWindow(Duration.ZERO);
-  private final List<String> ids = new ArrayList<>();
-
   @TempDir Path marks;
   @TempDir Path dirA;
   @TempDir Path dirB;
 
-  @BeforeEach
-  void isolateMarks() {
-    System.setProperty(DetachMarks.DIR_PROPERTY, marks.toString());
-  }
+  // Whatever the test left of the owners' trees is reaped once procs has killed the owners.
+  @RegisterExtension final OwnTrees own = new OwnTrees(() -> marks, BOUND);
+  private final Inventory inventory = own.inventory();
+  private final List<String> ids = own.ids();
 
   @AfterEach
-  void cleanUp() throws Exception {
+  void killTheOwners() {
     procs.close();
-    // Whatever the test left of the owners' trees, once their owners are seen dead.
-    OwnTrees.reapUntilGone(inventory, ids, BOUND);
-    System.clearProperty(DetachMarks.DIR_PROPERTY);
   }
 
   @Test
@@ -196,7 +190,7 @@ class LeftoversTest {
       wanted.add(a.detached);
     }
     ids.addAll(wanted);
-    return OwnTrees.awaitFound(inventory, wanted, BOUND);
+    return own.awaitFound(wanted);
   }
 
   private static List<ProcessIdentity> members(List<FoundTree> trees, List<String> ids) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.lifecycle.probe.Endpoint;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.testing.Await;
+import dev.lifecycle.testing.ChildJvm;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -14,8 +15,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -53,36 +54,22 @@ class CrossProcessLockTest {
   void successorInAnotherJvmWaitsForThePredecessorsLockAndSurvives() throws Exception {
     assumeTrue(Files.isDirectory(Path.of("/proc/self/fd")), "watches the child's open files");
     ProcessPlatform platform = ProcessPlatform.get();
-    CountDownLatch read = new CountDownLatch(1);
-    CountDownLatch resume = new CountDownLatch(1);
     RecordStore store = RecordStore.open(tmp.resolve("records"), platform);
-    RecordStore paused =
-        store.withTestHooks(
-            new RecordStore.TestHooks(
-                name -> {
-                  read.countDown();
-                  try {
-                    resume.await(DEADLINE.toSeconds(), TimeUnit.SECONDS);
-                  } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                  }
-                },
-                true));
+    PausedClear pause = new PausedClear(store, true, DEADLINE);
+    RecordStore paused = pause.store();
     SessionRecord predecessor =
         SessionRecord.newGeneration(platform, Endpoint.tcp("127.0.0.1", 1), Map.of());
     store.publish("broker", predecessor);
 
     Future<Boolean> clear =
         pool.submit(() -> paused.compareAndClear("broker", predecessor.token()));
-    assertThat(read.await(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    pause.awaitRead();
     child =
         new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                PublishSuccessor.class.getName(),
-                store.directory().toString(),
-                "broker")
+                ChildJvm.command(
+                    PublishSuccessor.class,
+                    List.of(),
+                    List.of(store.directory().toString(), "broker")))
             .redirectError(ProcessBuilder.Redirect.INHERIT)
             .start();
     BufferedReader out =
@@ -93,7 +80,7 @@ class CrossProcessLockTest {
     assertThat(child.isAlive()).isTrue();
     assertThat(Files.readString(store.recordFile("broker"))).contains(predecessor.token());
 
-    resume.countDown();
+    pause.resume();
     assertThat(clear.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
     assertThat(out.readLine()).isEqualTo("published");
     assertThat(child.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -107,16 +108,24 @@ class RecordStoreConcurrencyTest {
 
   private Outcome predecessorPausedAfterReadWhileSuccessorPublishes(boolean locking)
       throws Exception {
+    CountDownLatch read = new CountDownLatch(1);
+    CountDownLatch resume = new CountDownLatch(1);
     RecordStore plain = RecordStore.open(tmp.resolve("records"), platform);
-    PausedClear pause = new PausedClear(plain, locking, DEADLINE);
-    RecordStore paused = pause.store();
+    RecordStore paused =
+        plain.withTestHooks(
+            new RecordStore.TestHooks(
+                name -> {
+                  read.countDown();
+                  await(resume);
+                },
+                locking));
     SessionRecord predecessor = generation(1);
     SessionRecord successor = generation(2);
     plain.publish("broker", predecessor);
 
     Future<Boolean> clear =
         pool.submit(() -> paused.compareAndClear("broker", predecessor.token()));
-    pause.awaitRead(); // the predecessor has read its own record and is about to delete
+    await(read); // the predecessor has read its own record and is about to delete
     Future<?> publish =
         pool.submit(
             () -> {
@@ -130,7 +139,7 @@ class RecordStoreConcurrencyTest {
     } else {
       publish.get(DEADLINE.toSeconds(), TimeUnit.SECONDS); // nothing stops it
     }
-    pause.resume();
+    resume.countDown();
     boolean cleared = clear.get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
     publish.get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
 
@@ -144,5 +153,14 @@ class RecordStoreConcurrencyTest {
       // surviving stays null
     }
     return new Outcome(successor, cleared, surviving);
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      assertThat(latch.await(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
   }
 }

@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -54,16 +55,28 @@ class CrossProcessLockTest {
   void successorInAnotherJvmWaitsForThePredecessorsLockAndSurvives() throws Exception {
     assumeTrue(Files.isDirectory(Path.of("/proc/self/fd")), "watches the child's open files");
     ProcessPlatform platform = ProcessPlatform.get();
+    CountDownLatch read = new CountDownLatch(1);
+    CountDownLatch resume = new CountDownLatch(1);
     RecordStore store = RecordStore.open(tmp.resolve("records"), platform);
-    PausedClear pause = new PausedClear(store, true, DEADLINE);
-    RecordStore paused = pause.store();
+    RecordStore paused =
+        store.withTestHooks(
+            new RecordStore.TestHooks(
+                name -> {
+                  read.countDown();
+                  try {
+                    resume.await(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                },
+                true));
     SessionRecord predecessor =
         SessionRecord.newGeneration(platform, Endpoint.tcp("127.0.0.1", 1), Map.of());
     store.publish("broker", predecessor);
 
     Future<Boolean> clear =
         pool.submit(() -> paused.compareAndClear("broker", predecessor.token()));
-    pause.awaitRead();
+    assertThat(read.await(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
     child =
         new ProcessBuilder(
                 ChildJvm.command(
@@ -80,7 +93,7 @@ class CrossProcessLockTest {
     assertThat(child.isAlive()).isTrue();
     assertThat(Files.readString(store.recordFile("broker"))).contains(predecessor.token());
 
-    pause.resume();
+    resume.countDown();
     assertThat(clear.get(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
     assertThat(out.readLine()).isEqualTo("published");
     assertThat(child.waitFor(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();

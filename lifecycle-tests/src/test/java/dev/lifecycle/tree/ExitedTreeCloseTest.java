@@ -22,9 +22,9 @@ import java.util.Collection;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Closing a tree whose leader already exited (the common end of a CLI's child) does only the work
@@ -37,12 +37,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ExitedTreeCloseTest {
   private static final Duration BOUND = Duration.ofSeconds(15);
-  private final TreeReaper reaper = new TreeReaper();
-
-  @AfterEach
-  void killEverythingStarted() {
-    reaper.killAll();
-  }
+  @RegisterExtension final TreeReaper reaper = new TreeReaper();
 
   @Test
   void anExitedCgroupTreeClosesWithoutReadingTheProcessTable() throws Exception {

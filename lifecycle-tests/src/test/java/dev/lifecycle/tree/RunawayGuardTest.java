@@ -22,9 +22,9 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -44,14 +44,9 @@ class RunawayGuardTest {
   private static final Duration BOUND = Duration.ofSeconds(30);
   private static final String SPIN = "while :; do :; done";
 
-  private final TreeReaper reaper = new TreeReaper();
+  @RegisterExtension final TreeReaper reaper = new TreeReaper();
   private final List<Breach> breaches = new CopyOnWriteArrayList<>();
   @TempDir Path dir;
-
-  @AfterEach
-  void killEverythingStarted() {
-    reaper.killAll();
-  }
 
   static Stream<Containment.Mode> tiers() {
     return cgroupTierHere()

@@ -8,13 +8,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Kills everything a test started, even when the test failed half-way: every tracked tree by
  * identity (every member it ever saw) and by group while its leader still pins the group id, then
- * every tracked pid by identity. Used from {@code @AfterEach}.
+ * every tracked pid by identity. Registered as an extension it does so after each test (after the
+ * test's own {@code @AfterEach}).
  */
-final class TreeReaper {
+final class TreeReaper implements AfterEachCallback {
   private final List<ProcessTree> trees = new ArrayList<>();
   private final List<ProcessIdentity> processes = new ArrayList<>();
 
@@ -27,6 +30,11 @@ final class TreeReaper {
 
   synchronized void track(ProcessIdentity identity) {
     processes.add(identity);
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) {
+    killAll();
   }
 
   synchronized void killAll() {

@@ -12,9 +12,9 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The settings every JMH benchmark here shares, inherited by its subclasses (JMH's annotations are
- * {@code @Inherited}): the benchmark is its own state, the average time of one call in ns, one fork,
- * 3 warm-up and 5 measured iterations of 1 s. A subclass that times slower calls overrides the unit
- * and the iterations on its own class.
+ * {@code @Inherited}): the benchmark is its own state, the average time of one call in ns, one
+ * fork, 3 warm-up and 5 measured iterations of 1 s. A subclass that times slower calls overrides
+ * the unit and the iterations on its own class.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

@@ -35,9 +35,9 @@ public final class ContainmentHarness {
   private ContainmentHarness() {}
 
   public static void main(String[] args) throws Exception {
-    String what = args.length > 0 ? args[0] : "spawn";
-    int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 100;
-    int foreign = args.length > 2 ? Integer.parseInt(args[2]) : 0;
+    String what = HarnessArgs.arg(args, 0, "spawn");
+    int rounds = HarnessArgs.intArg(args, 1, 100);
+    int foreign = HarnessArgs.intArg(args, 2, 0);
     List<List<Double>> times = List.of(new ArrayList<>(), new ArrayList<>());
     ProcessTree crowd = foreign > 0 ? crowd(foreign) : null;
     try {

@@ -33,14 +33,14 @@ public final class GuardHarness {
   private GuardHarness() {}
 
   public static void main(String[] args) throws Exception {
-    int idle = args.length > 0 ? Integer.parseInt(args[0]) : 100;
-    int spinning = args.length > 1 ? Integer.parseInt(args[1]) : 10;
-    int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 20;
+    int idle = HarnessArgs.intArg(args, 0, 100);
+    int spinning = HarnessArgs.intArg(args, 1, 10);
+    int seconds = HarnessArgs.intArg(args, 2, 20);
     Containment.Mode mode =
         args.length > 3 && args[3].equals("auto")
             ? Containment.Mode.AUTO
             : Containment.Mode.SESSION;
-    String[] windows = (args.length > 4 ? args[4] : "2,5,10").split(",");
+    String[] windows = HarnessArgs.listArg(args, 4, "2,5,10");
     TreeOptions base =
         TreeOptions.defaults().withGrace(Duration.ofMillis(200)).withContainment(mode);
     // Watched with the MCP default rule; nothing here reaches it.

@@ -21,9 +21,9 @@ public final class HeapSpawnHarness {
   private HeapSpawnHarness() {}
 
   public static void main(String[] args) throws Exception {
-    int gib = args.length > 0 ? Integer.parseInt(args[0]) : 0;
-    int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 300;
-    int warmup = args.length > 2 ? Integer.parseInt(args[2]) : 1000;
+    int gib = HarnessArgs.intArg(args, 0, 0);
+    int rounds = HarnessArgs.intArg(args, 1, 300);
+    int warmup = HarnessArgs.intArg(args, 2, 1000);
     byte[][] heap = new byte[gib * (1024 / 64)][];
     for (int i = 0; i < heap.length; i++) {
       heap[i] = new byte[CHUNK];

@@ -27,9 +27,9 @@ public final class InventoryHarness {
   private InventoryHarness() {}
 
   public static void main(String[] args) throws Exception {
-    int foreign = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
-    int treeCount = args.length > 1 ? Integer.parseInt(args[1]) : 20;
-    int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 15;
+    int foreign = HarnessArgs.intArg(args, 0, 1000);
+    int treeCount = HarnessArgs.intArg(args, 1, 20);
+    int rounds = HarnessArgs.intArg(args, 2, 15);
     TreeOptions options =
         TreeOptions.defaults()
             .withContainment(

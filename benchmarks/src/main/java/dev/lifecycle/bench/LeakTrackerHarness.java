@@ -43,26 +43,17 @@ public final class LeakTrackerHarness {
   private LeakTrackerHarness() {}
 
   public static void main(String[] args) throws Exception {
-    String[] counts = (args.length > 0 ? args[0] : "0,1000").split(",");
-    int window = args.length > 1 ? Integer.parseInt(args[1]) : 2;
-    int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 5;
-    String[] tiers = (args.length > 3 ? args[3] : "auto,evidence").split(",");
+    String[] counts = HarnessArgs.listArg(args, 0, "0,1000");
+    int window = HarnessArgs.intArg(args, 1, 2);
+    int rounds = HarnessArgs.intArg(args, 2, 5);
+    String[] tiers = HarnessArgs.listArg(args, 3, "auto,evidence");
     ProcessPlatform posix = ProcessPlatform.get();
-    String jar =
-        new File(
-                LeakTrackerHarness.class
-                    .getProtectionDomain()
-                    .getCodeSource()
-                    .getLocation()
-                    .toURI())
-            .getPath();
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     for (String count : counts) {
       int n = Integer.parseInt(count.trim());
       SupervisedProcess sleepers = n == 0 ? null : startSleepers(posix, n);
       try {
         for (String tier : tiers) {
-          runChild(java, jar, window, rounds, tier, n);
+          runChild(window, rounds, tier, n);
         }
       } finally {
         if (sleepers != null) {
@@ -73,15 +64,14 @@ public final class LeakTrackerHarness {
     }
   }
 
-  private static void runChild(String java, String jar, int window, int rounds, String tier, int n)
-      throws Exception {
+  private static void runChild(int window, int rounds, String tier, int n) throws Exception {
     {
       {
         ProcessBuilder builder =
             new ProcessBuilder(
-                java,
+                HarnessJvm.java(),
                 "-cp",
-                jar,
+                HarnessJvm.jar(),
                 TrackedTest.class.getName(),
                 Integer.toString(window),
                 Integer.toString(rounds),

@@ -54,8 +54,7 @@ public class ProbeAlternativesBenchmark extends AverageTimeBenchmark {
   @Setup
   public void setup() throws Exception {
     posix = ProcessPlatform.get();
-    ProcessBuilder builder = Trees.quietSleep();
-    child = posix.spawn(builder);
+    child = posix.spawn(Trees.quietSleep());
     pid = (int) child.pid();
     statPath = ("/proc/" + pid + "/stat\0").getBytes(StandardCharsets.US_ASCII);
     heldStatFd = C.open(statPath, 0);

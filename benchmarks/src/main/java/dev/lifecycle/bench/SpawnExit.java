@@ -17,7 +17,7 @@ public final class SpawnExit {
   private SpawnExit() {}
 
   public static void main(String[] args) throws Exception {
-    String mode = args.length > 0 ? args[0] : "tree";
+    String mode = HarnessArgs.arg(args, 0, "tree");
     ProcessBuilder builder = new ProcessBuilder("/bin/true");
     switch (mode) {
       case "pb" -> builder.start().waitFor();

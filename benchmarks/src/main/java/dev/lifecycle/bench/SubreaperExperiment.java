@@ -60,8 +60,8 @@ public final class SubreaperExperiment {
   private SubreaperExperiment() {}
 
   public static void main(String[] args) throws Exception {
-    int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 20;
-    int children = args.length > 1 ? Integer.parseInt(args[1]) : 300;
+    int rounds = HarnessArgs.intArg(args, 0, 20);
+    int children = HarnessArgs.intArg(args, 1, 300);
     ProcessPlatform platform = ProcessPlatform.get();
     for (boolean subreaper : new boolean[] {false, true}) {
       check(LIBC.prctl(PR_SET_CHILD_SUBREAPER, subreaper ? 1 : 0, 0, 0, 0) == 0, "prctl");

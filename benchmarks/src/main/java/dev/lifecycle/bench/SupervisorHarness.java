@@ -52,22 +52,23 @@ public final class SupervisorHarness {
   private SupervisorHarness() {}
 
   public static void main(String[] args) throws Exception {
-    int children = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
-    int window = args.length > 1 ? Integer.parseInt(args[1]) : 10;
-    int warmup = args.length > 2 ? Integer.parseInt(args[2]) : 5;
-    String[] modes = (args.length > 3 ? args[3] : "baseline,lifecycle,jdk").split(",");
+    int children = HarnessArgs.intArg(args, 0, 1000);
+    int window = HarnessArgs.intArg(args, 1, 10);
+    int warmup = HarnessArgs.intArg(args, 2, 5);
+    String[] modes = HarnessArgs.listArg(args, 3, "baseline,lifecycle,jdk");
     ProcessPlatform posix = ProcessPlatform.get();
-    String jar =
-        new File(
-                SupervisorHarness.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-            .getPath();
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     for (String mode : modes) {
       int n = mode.equals("baseline") ? 0 : children;
       String run = UUID.randomUUID().toString();
       ProcessBuilder builder =
           new ProcessBuilder(
-              java, "-Xmx2g", "-cp", jar, Supervisor.class.getName(), mode, Integer.toString(n));
+              HarnessJvm.java(),
+              "-Xmx2g",
+              "-cp",
+              HarnessJvm.jar(),
+              Supervisor.class.getName(),
+              mode,
+              Integer.toString(n));
       builder.environment().put(MARKER, run);
       builder.redirectError(Redirect.INHERIT);
       SupervisedProcess jvm = posix.spawn(builder);

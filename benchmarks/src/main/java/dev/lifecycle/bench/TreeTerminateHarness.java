@@ -36,8 +36,8 @@ public final class TreeTerminateHarness {
   private TreeTerminateHarness() {}
 
   public static void main(String[] args) throws Exception {
-    String scenario = args.length > 0 ? args[0] : "term200";
-    int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+    String scenario = HarnessArgs.arg(args, 0, "term200");
+    int rounds = HarnessArgs.intArg(args, 1, 5);
     long graceMs = args.length > 2 ? Long.parseLong(args[2]) : 200;
     boolean term = scenario.startsWith("term");
     int size = Integer.parseInt(scenario.replaceAll("\\D", ""));

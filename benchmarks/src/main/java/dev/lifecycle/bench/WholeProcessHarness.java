@@ -56,7 +56,7 @@ public final class WholeProcessHarness {
     int getrusage(int who, Memory usage);
   }
 
-  private final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  private final String java = HarnessJvm.java();
   private final String beforeCp = require("before.cp");
   // The spawn programs run on the library alone: the examples jar's Class-Path names 20 jars
   // (the MCP SDK, Jackson, Reactor) that a service lookup would open and a user's CLI need not
@@ -91,8 +91,8 @@ public final class WholeProcessHarness {
   record Sample(double wall, double cpu, double closeMs, double exitMs) {}
 
   public static void main(String[] args) throws Exception {
-    Set<String> groups = Set.of((args.length > 0 ? args[0] : "warm,spawn,cold").split(","));
-    int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 15;
+    Set<String> groups = Set.of(HarnessArgs.listArg(args, 0, "warm,spawn,cold"));
+    int rounds = HarnessArgs.intArg(args, 1, 15);
     WholeProcessHarness harness = new WholeProcessHarness();
     System.out.println("[whole] load " + Files.readString(Path.of("/proc/loadavg")).trim());
     try {

@@ -339,8 +339,7 @@ class BrokerLifecycleTest {
         request(ch, "{\"op\":\"call\",\"tool\":\"crash\"}");
         long t0 = System.nanoTime();
         // Without a backend-exit policy the broker answers "app server is gone" until idle, and
-        // each
-        // failed call re-arms the idle timer: here that would be 10 minutes of errors.
+        // each failed call re-arms the idle timer: here that would be 10 minutes of errors.
         assertThat(poll(Duration.ofSeconds(10), () -> gone(broker))).as("broker ended").isTrue();
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
         assertThatThrownBy(() -> request(ch, "{\"op\":\"call\",\"tool\":\"echo\"}"))
@@ -358,14 +357,6 @@ class BrokerLifecycleTest {
       send(ch, line);
     } catch (java.io.IOException closedByTheFirstTrigger) {
       // fine: the pass closes every connection
-    }
-  }
-
-  private static boolean statusSays(BrokerSession session, String key, Object value) {
-    try {
-      return value.equals(Workspace.status(session).get(key));
-    } catch (Exception e) {
-      return false;
     }
   }
 }

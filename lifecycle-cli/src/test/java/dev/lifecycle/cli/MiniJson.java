@@ -23,43 +23,41 @@ final class MiniJson {
     return v;
   }
 
+  /** Reads the comma-separated elements after an opening bracket, through {@code close}. */
+  private void elements(char close, Runnable element) {
+    i++;
+    if (s.charAt(i) == close) {
+      i++;
+      return;
+    }
+    while (true) {
+      element.run();
+      if (s.charAt(i) == ',') {
+        i++;
+      } else {
+        expect(close);
+        return;
+      }
+    }
+  }
+
   private Object value() {
     char c = s.charAt(i);
     if (c == '{') {
       Map<String, Object> m = new LinkedHashMap<>();
-      i++;
-      if (s.charAt(i) == '}') {
-        i++;
-        return m;
-      }
-      while (true) {
-        String k = string();
-        expect(':');
-        m.put(k, value());
-        if (s.charAt(i) == ',') {
-          i++;
-        } else {
-          expect('}');
-          return m;
-        }
-      }
+      elements(
+          '}',
+          () -> {
+            String k = string();
+            expect(':');
+            m.put(k, value());
+          });
+      return m;
     }
     if (c == '[') {
       List<Object> l = new ArrayList<>();
-      i++;
-      if (s.charAt(i) == ']') {
-        i++;
-        return l;
-      }
-      while (true) {
-        l.add(value());
-        if (s.charAt(i) == ',') {
-          i++;
-        } else {
-          expect(']');
-          return l;
-        }
-      }
+      elements(']', () -> l.add(value()));
+      return l;
     }
     if (c == '"') {
       return string();

@@ -22,6 +22,15 @@ class CeilingsConfigTest {
     return Ceilings.fromConfig(P, V, defaults);
   }
 
+  /** Sets {@code P.<key>} for each {@code key=value}, then resolves over no defaults. */
+  private static Ceilings configured(String... settings) {
+    for (String setting : settings) {
+      int eq = setting.indexOf('=');
+      System.setProperty(P + "." + setting.substring(0, eq), setting.substring(eq + 1));
+    }
+    return resolve(Ceilings.none());
+  }
+
   @Test
   void nothingConfiguredIsTheDefaults() {
     Ceilings d = Ceilings.none().withSpin(0.9, Duration.ofMinutes(10)).withProcesses(7);
@@ -31,12 +40,7 @@ class CeilingsConfigTest {
 
   @Test
   void eachCeilingIsReadOnItsOwnWithTheLimitsGrammar() {
-    System.setProperty(P + ".memory", "512m");
-    System.setProperty(P + ".processes", "64");
-    System.setProperty(P + ".cpu", "1.5");
-    System.setProperty(P + ".spin", "0.9");
-    System.setProperty(P + ".spin.window", "2m");
-    Ceilings c = resolve(Ceilings.none());
+    Ceilings c = configured("memory=512m", "processes=64", "cpu=1.5", "spin=0.9", "spin.window=2m");
     assertThat(c.memoryBytes()).isEqualTo(512L << 20);
     assertThat(c.processes()).isEqualTo(64);
     assertThat(c.cpu()).isEqualTo(new Ceilings.CpuRule(1.5, Ceilings.DEFAULT_WINDOW));
@@ -57,11 +61,12 @@ class CeilingsConfigTest {
 
   @Test
   void hugeValuesClampInsteadOfOverflowing() {
-    System.setProperty(P + ".memory", "99999999999999999999999t");
-    System.setProperty(P + ".processes", "99999999999999999999999");
-    System.setProperty(P + ".spin", "1e308");
-    System.setProperty(P + ".spin.window", "99999999999d");
-    Ceilings c = resolve(Ceilings.none());
+    Ceilings c =
+        configured(
+            "memory=99999999999999999999999t",
+            "processes=99999999999999999999999",
+            "spin=1e308",
+            "spin.window=99999999999d");
     assertThat(c.memoryBytes()).isEqualTo(Ceilings.MAX_MEMORY_BYTES);
     assertThat(c.processes()).isEqualTo(Ceilings.MAX_PROCESSES);
     assertThat(c.spin().share()).isEqualTo(Ceilings.MAX_CPU_SHARE);

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lifecycle.process.ProcessIdentity.Match;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class ProcessIdentityTest {
   private static final ProcessIdentity RECORDED = new ProcessIdentity(4242, 1000, "boot-a");
@@ -28,21 +30,14 @@ class ProcessIdentityTest {
     assertThat(RECORDED.match(new ProcessIdentity(4242, 1000, "boot-a"))).isEqualTo(Match.SAME);
   }
 
-  @Test
-  void differentWhenPidIsReusedByAProcessStartedLater() {
-    assertThat(RECORDED.match(new ProcessIdentity(4242, 1001, "boot-a")))
-        .isEqualTo(Match.DIFFERENT);
-  }
-
-  @Test
-  void differentAcrossBoots() {
-    assertThat(RECORDED.match(new ProcessIdentity(4242, 1000, "boot-b")))
-        .isEqualTo(Match.DIFFERENT);
-  }
-
-  @Test
-  void differentPid() {
-    assertThat(RECORDED.match(new ProcessIdentity(4243, 1000, "boot-a")))
+  @ParameterizedTest(name = "{0}")
+  @CsvSource({
+    "a pid reused by a process started later, 4242, 1001, boot-a",
+    "another boot, 4242, 1000, boot-b",
+    "another pid, 4243, 1000, boot-a"
+  })
+  void differentWhenAKnownPartDiffers(String what, long pid, long startTime, String bootId) {
+    assertThat(RECORDED.match(new ProcessIdentity(pid, startTime, bootId)))
         .isEqualTo(Match.DIFFERENT);
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lifecycle.testing.ManualScheduler;
+import dev.lifecycle.testing.StartGate;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -175,24 +176,18 @@ class GuardsTest {
     for (int round = 0; round < 20; round++) {
       TimerHandle handle = Guards.arm(Limit.ofMinutes(1), fired::incrementAndGet);
       AtomicInteger wins = new AtomicInteger();
-      CountDownLatch start = new CountDownLatch(1);
+      StartGate gate = new StartGate();
       Thread[] threads = new Thread[8];
       for (int i = 0; i < threads.length; i++) {
         threads[i] =
-            new Thread(
+            gate.start(
                 () -> {
-                  try {
-                    start.await();
-                  } catch (InterruptedException e) {
-                    return;
-                  }
                   if (handle.cancel()) {
                     wins.incrementAndGet();
                   }
                 });
-        threads[i].start();
       }
-      start.countDown();
+      gate.open();
       for (Thread t : threads) {
         t.join(2_000);
       }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lifecycle.testing.Await;
 import dev.lifecycle.testing.ManualScheduler;
+import dev.lifecycle.testing.StartGate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -290,22 +291,16 @@ class IdleTrackerTest {
   void firingRacingWithActivityNeverLeavesTheTrackerDisarmed() throws Exception {
     Duration timeout = Duration.ofMillis(1);
     IdleTracker tracker = tracker(Limit.of(timeout));
-    CountDownLatch start = new CountDownLatch(1);
+    StartGate gate = new StartGate();
     Thread clock =
-        new Thread(
+        gate.start(
             () -> {
-              try {
-                start.await();
-              } catch (InterruptedException e) {
-                return;
-              }
               for (int i = 0; i < 20_000; i++) {
                 scheduler.advance(
                     Duration.ofNanos(ThreadLocalRandom.current().nextLong(1, 2_000_000)));
               }
             });
-    clock.start();
-    start.countDown();
+    gate.open();
     for (int i = 0; i < 20_000; i++) {
       tracker.acquire().close();
     }

@@ -1,24 +1,26 @@
 package dev.lifecycle.mcp;
 
+import static dev.lifecycle.testing.DemoModules.locationOf;
+import static dev.lifecycle.testing.DemoModules.path;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.lifecycle.posix.PosixPlatformProvider;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.procfs.ProcFs;
 import dev.lifecycle.testing.Await;
+import dev.lifecycle.testing.ChildJvm;
+import dev.lifecycle.testing.ChildJvm.Output;
+import dev.lifecycle.testing.DemoModules;
 import dev.lifecycle.testing.Jdks;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
+import java.lang.ProcessBuilder.Redirect;
 import java.lang.module.FindException;
 import java.lang.module.ModuleDescriptor;
 import java.lang.module.ModuleFinder;
 import java.lang.module.ModuleReference;
-import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,8 +31,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import javax.tools.JavaCompiler;
-import javax.tools.ToolProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -238,34 +238,16 @@ class McpModulePathTest {
   }
 
   private static Path compile(String moduleInfoFrom) throws IOException {
-    Path sources = work.resolve(moduleInfoFrom);
-    Map<String, String> files =
+    return DemoModules.compile(
+        McpModulePathTest.class,
         Map.of(
             "module-info.java",
             "/" + moduleInfoFrom + "/module-info.java",
             "mcpdemo/Main.java",
-            "/modular-mcp-demo/mcpdemo/Main.java");
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                "--release",
-                "17",
-                "--module-path",
-                path(runtime),
-                "-d",
-                work.resolve(moduleInfoFrom + "-classes").toString()));
-    for (Map.Entry<String, String> file : files.entrySet()) {
-      Path target = sources.resolve(file.getKey());
-      Files.createDirectories(target.getParent());
-      try (InputStream in = McpModulePathTest.class.getResourceAsStream(file.getValue())) {
-        Files.copy(in, target);
-      }
-      args.add(target.toString());
-    }
-    JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-    int rc = javac.run(null, null, null, args.toArray(String[]::new));
-    assertThat(rc).as("javac exit code for " + moduleInfoFrom).isZero();
-    return work.resolve(moduleInfoFrom + "-classes");
+            "/modular-mcp-demo/mcpdemo/Main.java"),
+        work.resolve(moduleInfoFrom),
+        work.resolve(moduleInfoFrom + "-classes"),
+        path(runtime));
   }
 
   /** Runs {@code app}'s main module on the module path beside the runtime, on JDK {@code major}. */
@@ -283,26 +265,12 @@ class McpModulePathTest {
   /** One run of the demo JVM, bounded; the JVM is killed if it overruns. */
   private record Run(int exitCode, String stdout, String stderr) {
     static Run of(List<String> command) throws IOException, InterruptedException {
-      Path out = Files.createTempFile(work, "out", ".txt");
-      Path err = Files.createTempFile(work, "err", ".txt");
-      Process jvm =
-          new ProcessBuilder(command)
-              .redirectOutput(out.toFile())
-              .redirectError(err.toFile())
-              .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-              .start();
-      try {
-        if (!jvm.waitFor(RUN_BOUND.toSeconds(), TimeUnit.SECONDS)) {
-          fail("the demo JVM did not exit within " + RUN_BOUND + ": " + command);
-        }
-      } finally {
-        jvm.destroyForcibly(); // no-op once exited; its tether then ends the server
-        jvm.waitFor(10, TimeUnit.SECONDS);
-      }
-      return new Run(
-          jvm.exitValue(),
-          Files.readString(out, StandardCharsets.UTF_8),
-          Files.readString(err, StandardCharsets.UTF_8));
+      Output output =
+          ChildJvm.run(
+              new ProcessBuilder(command).redirectInput(Redirect.from(new File("/dev/null"))),
+              work,
+              RUN_BOUND);
+      return new Run(output.exitCode(), output.stdout(), output.stderr());
     }
 
     /** The value of the first line {@code key: value}. */
@@ -331,10 +299,6 @@ class McpModulePathTest {
     }
   }
 
-  private static Path locationOf(Class<?> type) throws URISyntaxException {
-    return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
-  }
-
   /** The class path entry that holds module {@code name}, for a jar with no class to locate. */
   private static Path moduleOnTheClassPath(String name) {
     for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
@@ -352,14 +316,5 @@ class McpModulePathTest {
       }
     }
     throw new AssertionError("module " + name + " is not on the test class path");
-  }
-
-  private static String path(List<Path> entries, Path... more) {
-    List<String> all = new ArrayList<>();
-    entries.forEach(p -> all.add(p.toString()));
-    for (Path p : more) {
-      all.add(p.toString());
-    }
-    return String.join(File.pathSeparator, all);
   }
 }

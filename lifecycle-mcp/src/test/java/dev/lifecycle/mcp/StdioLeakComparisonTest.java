@@ -39,10 +39,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -73,24 +72,11 @@ class StdioLeakComparisonTest {
     }
   }
 
-  private String tag;
+  @RegisterExtension final ServerTag servers = ServerTag.leftoversKilled();
 
   @BeforeAll
   static void tether() {
     Tether.shared(); // started before the first baseline: it lives as long as this JVM
-  }
-
-  @BeforeEach
-  void freshTag() {
-    McpServers.require();
-    tag = McpServers.newTag();
-  }
-
-  @AfterEach
-  void killWhatIsLeft() throws InterruptedException {
-    if (tag != null) {
-      Tagged.cleanUp(tag);
-    }
   }
 
   @AfterAll
@@ -127,14 +113,14 @@ class StdioLeakComparisonTest {
 
   private void closeAfterSession(Kind kind, Fixture fixture, String name, Step expected)
       throws Exception {
-    McpClientTransport transport = kind.transport(McpServers.everything(tag, fixture));
+    McpClientTransport transport = kind.transport(McpServers.everything(servers.tag(), fixture));
     McpSyncClient client = client(transport, Duration.ofSeconds(30));
     client.initialize();
     assertThat(client.listTools().tools()).extracting(McpSchema.Tool::name).contains("echo");
     McpSchema.CallToolResult echo =
         client.callTool(new McpSchema.CallToolRequest("echo", Map.of("message", "hello")));
     assertThat(((McpSchema.TextContent) echo.content().get(0)).text()).contains("hello");
-    List<Tagged.Survivor> running = Tagged.alive(tag);
+    List<Tagged.Survivor> running = Tagged.alive(servers.tag());
     assertThat(running) // the npx chain: npm exec -> sh -> node
         .extracting(Tagged.Survivor::command)
         .anyMatch(c -> c.startsWith("npm exec"))
@@ -143,7 +129,7 @@ class StdioLeakComparisonTest {
     long start = System.nanoTime();
     boolean closed = client.closeGracefully();
     long closeMillis = millisSince(start);
-    List<Tagged.Survivor> atReturn = Tagged.alive(tag);
+    List<Tagged.Survivor> atReturn = Tagged.alive(servers.tag());
 
     if (kind == Kind.LIFECYCLE) {
       StdioShutdownReport report = report(transport);
@@ -160,7 +146,7 @@ class StdioLeakComparisonTest {
       }
       assertThat(atReturn).as("left after closeGracefully() returned").isEmpty();
     } else {
-      List<Tagged.Survivor> later = Tagged.awaitNone(tag, SETTLE);
+      List<Tagged.Survivor> later = Tagged.awaitNone(servers.tag(), SETTLE);
       record(name, kind, closed, closeMillis, running.size(), atReturn.size(), later.size());
       System.out.printf("SDK %s leftovers: %s%n", name, later);
     }
@@ -182,7 +168,7 @@ class StdioLeakComparisonTest {
             System.getProperty("java.class.path"),
             ClientMain.class.getName(),
             kind.name(),
-            tag,
+            servers.tag(),
             Fixture.LINGER.name());
     Process child =
         new ProcessBuilder(command)
@@ -197,7 +183,7 @@ class StdioLeakComparisonTest {
       String line = ready.get(60, TimeUnit.SECONDS);
       assertThat(line).as("child output (log in %s)", log).startsWith("READY ");
       long sidecar = Long.parseLong(line.substring("READY ".length()).strip());
-      List<Tagged.Survivor> running = Tagged.alive(tag);
+      List<Tagged.Survivor> running = Tagged.alive(servers.tag());
       assertThat(running).hasSizeGreaterThanOrEqualTo(3);
 
       ProcessIdentity client = ProcFs.identity(child.pid()).orElseThrow();
@@ -207,13 +193,13 @@ class StdioLeakComparisonTest {
 
       if (kind == Kind.LIFECYCLE) {
         // Tether grace 1 s, then SIGKILL; the rest is a loaded 2-core machine.
-        List<Tagged.Survivor> left = Tagged.awaitNone(tag, Duration.ofSeconds(10));
+        List<Tagged.Survivor> left = Tagged.awaitNone(servers.tag(), Duration.ofSeconds(10));
         long goneMillis = millisSince(start);
         record(name, kind, true, goneMillis, running.size(), left.size(), left.size());
         assertThat(left).as("left after the client JVM was SIGKILLed").isEmpty();
         awaitGone(sidecar, Duration.ofSeconds(10)); // the child's tether sidecar is done too
       } else {
-        List<Tagged.Survivor> left = Tagged.awaitNone(tag, SETTLE);
+        List<Tagged.Survivor> left = Tagged.awaitNone(servers.tag(), SETTLE);
         record(name, kind, true, millisSince(start), running.size(), left.size(), left.size());
         System.out.printf("SDK %s leftovers: %s%n", name, left);
       }
@@ -228,7 +214,7 @@ class StdioLeakComparisonTest {
   void aFailedInitialize(Kind kind) throws Exception {
     String name = "5 initialize refused (error answer, server stays up)";
     McpClientTransport transport =
-        kind.transport(McpServers.everything(tag, Fixture.REFUSE_INITIALIZE));
+        kind.transport(McpServers.everything(servers.tag(), Fixture.REFUSE_INITIALIZE));
     McpSyncClient client = client(transport, Duration.ofSeconds(30));
     long start = System.nanoTime();
     assertThatThrownBy(client::initialize)
@@ -237,7 +223,7 @@ class StdioLeakComparisonTest {
     if (kind == Kind.LIFECYCLE) {
       // Reclaimed by the transport itself, before (and without) any close by the caller.
       StdioShutdownReport report = report(transport);
-      List<Tagged.Survivor> left = Tagged.alive(tag);
+      List<Tagged.Survivor> left = Tagged.alive(servers.tag());
       record(name, kind, true, failMillis, -1, left.size(), left.size());
       assertThat(report.reason()).isEqualTo(ShutdownReason.CONNECT_FAILED);
       assertThat(report.cause().orElseThrow()).contains("initialize failed");
@@ -245,10 +231,10 @@ class StdioLeakComparisonTest {
       assertThat(left).as("left after the failed initialize, no close called").isEmpty();
       assertThat(client.closeGracefully()).isTrue();
     } else {
-      int beforeClose = Tagged.alive(tag).size();
+      int beforeClose = Tagged.alive(servers.tag()).size();
       boolean closed = client.closeGracefully();
-      List<Tagged.Survivor> atReturn = Tagged.alive(tag);
-      List<Tagged.Survivor> later = Tagged.awaitNone(tag, SETTLE);
+      List<Tagged.Survivor> atReturn = Tagged.alive(servers.tag());
+      List<Tagged.Survivor> later = Tagged.awaitNone(servers.tag(), SETTLE);
       record(name, kind, closed, failMillis, beforeClose, atReturn.size(), later.size());
     }
   }
@@ -259,12 +245,12 @@ class StdioLeakComparisonTest {
     // "bogus" is not a transport: the real server prints its usage (to stdout) and exits 1.
     String name = "6 server prints usage to stdout and exits 1";
     McpClientTransport transport =
-        kind.transport(McpServers.everything(tag, Fixture.NONE, "bogus"));
+        kind.transport(McpServers.everything(servers.tag(), Fixture.NONE, "bogus"));
     McpSyncClient client = client(transport, Duration.ofSeconds(8));
     long start = System.nanoTime();
     Throwable failure = catchThrowable(client::initialize);
     long failMillis = millisSince(start);
-    List<Tagged.Survivor> left = Tagged.awaitNone(tag, Duration.ofSeconds(5));
+    List<Tagged.Survivor> left = Tagged.awaitNone(servers.tag(), Duration.ofSeconds(5));
     record(name, kind, client.closeGracefully(), failMillis, -1, left.size(), left.size());
     assertThat(failure).isNotNull();
     if (kind == Kind.LIFECYCLE) {
@@ -291,7 +277,8 @@ class StdioLeakComparisonTest {
       List<McpClientTransport> transports = new ArrayList<>();
       CountDownLatch go = new CountDownLatch(1);
       for (int i = 0; i < 5; i++) {
-        McpClientTransport transport = kind.transport(McpServers.everything(tag, Fixture.LINGER));
+        McpClientTransport transport =
+            kind.transport(McpServers.everything(servers.tag(), Fixture.LINGER));
         transports.add(transport);
         closes.add(
             pool.submit(
@@ -310,7 +297,7 @@ class StdioLeakComparisonTest {
         closedOk += close.get(80, TimeUnit.SECONDS) ? 1 : 0;
       }
       long millis = millisSince(start);
-      List<Tagged.Survivor> atReturn = Tagged.alive(tag);
+      List<Tagged.Survivor> atReturn = Tagged.alive(servers.tag());
       if (kind == Kind.LIFECYCLE) {
         record(name, kind, closedOk == 5, millis, -1, atReturn.size(), atReturn.size());
         assertThat(closedOk).isEqualTo(5);
@@ -319,7 +306,7 @@ class StdioLeakComparisonTest {
         }
         assertThat(atReturn).isEmpty();
       } else {
-        List<Tagged.Survivor> later = Tagged.awaitNone(tag, SETTLE);
+        List<Tagged.Survivor> later = Tagged.awaitNone(servers.tag(), SETTLE);
         record(name, kind, closedOk == 5, millis, -1, atReturn.size(), later.size());
       }
     } finally {
@@ -332,7 +319,8 @@ class StdioLeakComparisonTest {
   @EnumSource(Kind.class)
   void aServerKilledWhileARequestIsInFlight(Kind kind) throws Exception {
     String name = "8 server SIGKILLed mid-request (request timeout 15 s)";
-    McpClientTransport transport = kind.transport(McpServers.everything(tag, Fixture.NONE));
+    McpClientTransport transport =
+        kind.transport(McpServers.everything(servers.tag(), Fixture.NONE));
     CountDownLatch progress = new CountDownLatch(1);
     McpSyncClient client =
         McpClient.sync(transport)
@@ -357,7 +345,7 @@ class StdioLeakComparisonTest {
             });
     assertThat(progress.await(30, TimeUnit.SECONDS)).as("first progress notification").isTrue();
     Tagged.Survivor server =
-        Tagged.alive(tag).stream()
+        Tagged.alive(servers.tag()).stream()
             .filter(s -> s.command().startsWith("node ") && s.command().contains(McpServers.BIN))
             .findFirst()
             .orElseThrow();
@@ -366,7 +354,7 @@ class StdioLeakComparisonTest {
     call.get(30, TimeUnit.SECONDS);
     long failMillis = millisSince(start);
     boolean closed = client.closeGracefully();
-    List<Tagged.Survivor> left = Tagged.awaitNone(tag, Duration.ofSeconds(5));
+    List<Tagged.Survivor> left = Tagged.awaitNone(servers.tag(), Duration.ofSeconds(5));
     record(name, kind, closed, failMillis, -1, left.size(), left.size());
     assertThat(failure.get()).as("the pending call failed").isNotNull();
     if (kind == Kind.LIFECYCLE) {

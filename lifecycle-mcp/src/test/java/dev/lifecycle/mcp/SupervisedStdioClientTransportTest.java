@@ -20,40 +20,26 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The transport's limits, failure paths and ladder settings, each with a real MCP server. */
 @NoProcessLeaks
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SupervisedStdioClientTransportTest {
-  private String tag;
+  @RegisterExtension final ServerTag servers = ServerTag.nothingLeft();
 
   @BeforeAll
   static void tether() {
     Tether.shared(); // before the first baseline: it lives as long as this JVM
   }
 
-  @BeforeEach
-  void freshTag() {
-    McpServers.require();
-    tag = McpServers.newTag();
-  }
-
-  @AfterEach
-  void killWhatIsLeft() throws InterruptedException {
-    if (tag != null) {
-      assertThat(Tagged.cleanUp(tag)).as("tagged processes left by the test").isZero();
-    }
-  }
-
   @Test
   void theIdleTimeoutWaitsForTheRequestInFlightThenShutsTheServerDown() throws Exception {
     SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.NONE))
+        SupervisedStdioClientTransport.builder(McpServers.everything(servers.tag(), Fixture.NONE))
             .idleTimeout(Limit.ofSeconds(3))
             .build();
     McpSyncClient client = client(transport);
@@ -74,7 +60,7 @@ class SupervisedStdioClientTransportTest {
   @Test
   void theWallClockLimitEndsTheServerAndFailsTheRequestInFlight() throws Exception {
     SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.NONE))
+        SupervisedStdioClientTransport.builder(McpServers.everything(servers.tag(), Fixture.NONE))
             .wallClockLimit(Limit.ofSeconds(6))
             .build();
     McpSyncClient client = client(transport);
@@ -97,7 +83,7 @@ class SupervisedStdioClientTransportTest {
   @Test
   void theStartupBoundReclaimsAServerStuckBeforeItReadsStdin() throws Exception {
     SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.STALL))
+        SupervisedStdioClientTransport.builder(McpServers.everything(servers.tag(), Fixture.STALL))
             .startupTimeout(Limit.ofMillis(1500))
             .build();
     McpSyncClient client = client(transport);
@@ -113,7 +99,7 @@ class SupervisedStdioClientTransportTest {
   @Test
   void npxFailingToFindTheServerFailsInitializeWithNpmsOwnWords() throws Exception {
     SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(McpServers.missingProgram(tag)).build();
+        SupervisedStdioClientTransport.builder(McpServers.missingProgram(servers.tag())).build();
     McpSyncClient client = client(transport);
     long start = System.nanoTime();
     assertThatThrownBy(client::initialize)
@@ -153,7 +139,7 @@ class SupervisedStdioClientTransportTest {
     for (int trial = 0; trial < 10; trial++) {
       ServerParameters.Builder params =
           ServerParameters.builder("sh").args("-c", "echo 'Available transports: stdio'; exit 1");
-      params.addEnvVar(McpServers.TAG, tag);
+      params.addEnvVar(McpServers.TAG, servers.tag());
       SupervisedStdioClientTransport transport =
           SupervisedStdioClientTransport.builder(params.build()).build();
       McpSyncClient client = client(transport);
@@ -171,7 +157,8 @@ class SupervisedStdioClientTransportTest {
     ShutdownLadder immediate =
         ShutdownLadder.defaults().withStdinWait(Duration.ZERO).withTermGrace(Duration.ZERO);
     SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.IGNORE_TERM))
+        SupervisedStdioClientTransport.builder(
+                McpServers.everything(servers.tag(), Fixture.IGNORE_TERM))
             .shutdownLadder(immediate)
             .build();
     McpSyncClient client = client(transport);
@@ -184,30 +171,33 @@ class SupervisedStdioClientTransportTest {
     assertThat(took)
         .as("no stdin wait, no grace (the defaults wait 4 s)")
         .isLessThan(Duration.ofSeconds(3));
-    assertThat(Tagged.alive(tag)).isEmpty();
+    assertThat(Tagged.alive(servers.tag())).isEmpty();
   }
 
   @Test
   void theServerGoingAwayReachesTheExceptionHandler() throws Exception {
     SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.NONE)).build();
+        SupervisedStdioClientTransport.builder(McpServers.everything(servers.tag(), Fixture.NONE))
+            .build();
     AtomicReference<Throwable> seen = new AtomicReference<>();
     McpSyncClient client = client(transport);
     client.initialize();
     transport.setExceptionHandler(seen::set); // after the client set its own
     CompletableFuture<StdioShutdownReport> report = transport.onShutdown();
-    Tagged.kill(Tagged.alive(tag).stream().filter(s -> s.command().startsWith("node ")).toList());
+    Tagged.kill(
+        Tagged.alive(servers.tag()).stream().filter(s -> s.command().startsWith("node ")).toList());
     assertThat(report.get(20, TimeUnit.SECONDS).reason()).isEqualTo(ShutdownReason.SERVER_EXITED);
     assertThat(seen.get()).isInstanceOf(McpTransportException.class);
     assertThat(seen.get().getMessage()).contains("SERVER_EXITED");
-    assertThat(Tagged.awaitNone(tag, Duration.ofSeconds(5))).isEmpty();
+    assertThat(Tagged.awaitNone(servers.tag(), Duration.ofSeconds(5))).isEmpty();
     client.closeGracefully();
   }
 
   @Test
   void theAsyncClientWorksTheSame() throws Exception {
     SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.LINGER)).build();
+        SupervisedStdioClientTransport.builder(McpServers.everything(servers.tag(), Fixture.LINGER))
+            .build();
     McpAsyncClient client =
         McpClient.async(transport)
             .requestTimeout(Duration.ofSeconds(30))
@@ -223,13 +213,14 @@ class SupervisedStdioClientTransportTest {
     StdioShutdownReport report = transport.onShutdown().get(1, TimeUnit.SECONDS);
     assertThat(report.endedBy()).isEqualTo(Step.TERM); // the server outlives EOF: SIGTERM ends it
     assertThat(StdioLeakComparisonTest.sentSigterm(report)).as("%s", report).isTrue();
-    assertThat(Tagged.alive(tag)).isEmpty();
+    assertThat(Tagged.alive(servers.tag())).isEmpty();
   }
 
   @Test
   void theSdksNonGracefulCloseStillRunsTheWholeLadder() throws Exception {
     SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.IGNORE_TERM))
+        SupervisedStdioClientTransport.builder(
+                McpServers.everything(servers.tag(), Fixture.IGNORE_TERM))
             .build();
     McpSyncClient client = client(transport);
     client.initialize();
@@ -241,7 +232,8 @@ class SupervisedStdioClientTransportTest {
   @Test
   void aStrayLineAfterTheFirstMessageIsSkippedNotFatal() throws Exception {
     SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.NOISY_STDOUT))
+        SupervisedStdioClientTransport.builder(
+                McpServers.everything(servers.tag(), Fixture.NOISY_STDOUT))
             .build();
     McpSyncClient client = client(transport);
     client.initialize();
@@ -255,7 +247,7 @@ class SupervisedStdioClientTransportTest {
   @Test
   void aLineOverTheBoundEndsTheServerInsteadOfBufferingIt() throws Exception {
     SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(McpServers.everything(tag, Fixture.NONE))
+        SupervisedStdioClientTransport.builder(McpServers.everything(servers.tag(), Fixture.NONE))
             .maxLineBytes(64) // the initialize answer is a few kB
             .build();
     McpSyncClient client = client(transport);
@@ -269,7 +261,7 @@ class SupervisedStdioClientTransportTest {
     StdioShutdownReport report = transport.onShutdown().get(20, TimeUnit.SECONDS);
     assertThat(report.reason()).isEqualTo(reason);
     assertThat(report.noSurvivorSeen()).isTrue();
-    assertThat(Tagged.alive(tag)).isEmpty();
+    assertThat(Tagged.alive(servers.tag())).isEmpty();
     return report;
   }
 

@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -44,6 +43,11 @@ final class Children implements AutoCloseable, AfterEachCallback {
     return child;
   }
 
+  /** Spawns {@code builder} with its leader left unreaped: a zombie once it exits. */
+  SupervisedProcess spawnUnreaped(ProcessBuilder builder) throws IOException {
+    return spawn(builder, SpawnOptions.defaults().withKeepLeaderUnreaped(true));
+  }
+
   SupervisedProcess sh(String script) throws IOException {
     return spawn(new ProcessBuilder("/bin/sh", "-c", script));
   }
@@ -53,8 +57,8 @@ final class Children implements AutoCloseable, AfterEachCallback {
     SupervisedProcess parent = sh("sleep 0.05 & exec sleep 30");
     long[] zombie = {0};
     assertThat(
-            eventually(
-                5000,
+            Await.within(
+                Duration.ofMillis(5000),
                 () -> {
                   PLATFORM.snapshot().children(parent.pid()).stream()
                       .filter(ProcessInfo::hasExited)
@@ -101,10 +105,5 @@ final class Children implements AutoCloseable, AfterEachCallback {
 
   static String read(InputStream in) throws IOException {
     return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-  }
-
-  /** Polls {@code condition} until it holds or {@code millis} have passed. */
-  static boolean eventually(long millis, BooleanSupplier condition) throws InterruptedException {
-    return Await.within(Duration.ofMillis(millis), condition);
   }
 }

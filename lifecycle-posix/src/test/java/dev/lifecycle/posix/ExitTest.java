@@ -1,7 +1,6 @@
 package dev.lifecycle.posix;
 
 import static dev.lifecycle.posix.Children.PLATFORM;
-import static dev.lifecycle.posix.Children.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -9,9 +8,10 @@ import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessState;
 import dev.lifecycle.process.SignalResult;
-import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
 import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.testing.Await;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -80,9 +80,7 @@ class ExitTest {
 
   @Test
   void keepLeaderUnreapedLeavesAZombieThatProbesAsGone() throws Exception {
-    SupervisedProcess child =
-        children.spawn(
-            new ProcessBuilder("/bin/true"), SpawnOptions.defaults().withKeepLeaderUnreaped(true));
+    SupervisedProcess child = children.spawnUnreaped(new ProcessBuilder("/bin/true"));
     child.onExit().get(5, TimeUnit.SECONDS);
     assertThat(child.exitValue()).isZero();
 
@@ -95,8 +93,8 @@ class ExitTest {
     assertThat(child.reap()).isTrue();
     assertThat(child.reap()).isTrue();
     assertThat(
-            eventually(
-                2_000,
+            Await.within(
+                Duration.ofMillis(2_000),
                 () ->
                     ProcFs.stat(child.pid())
                         .map(p -> p.startTime() != child.identity().startTime())

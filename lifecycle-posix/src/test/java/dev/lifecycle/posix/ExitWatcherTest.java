@@ -3,10 +3,10 @@ package dev.lifecycle.posix;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lifecycle.process.SupervisedProcess;
-import java.nio.file.Path;
-import java.util.List;
+import dev.lifecycle.testing.Await;
+import dev.lifecycle.testing.ChildJvm;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -22,26 +22,20 @@ class ExitWatcherTest {
   @Test
   void inNativeCodeOnlyWhileSomethingIsWatched() throws Exception {
     SupervisedProcess sleeper = children.spawn(new ProcessBuilder("sleep", "30"));
-    assertThat(eventually(5000, () -> watcherState() == Thread.State.RUNNABLE)).isTrue();
+    assertThat(Await.within(Duration.ofMillis(5000), () -> watcherState() == Thread.State.RUNNABLE))
+        .isTrue();
     sleeper.destroyForcibly();
     assertThat(sleeper.waitFor(10, TimeUnit.SECONDS)).isTrue();
-    assertThat(eventually(5000, () -> watcherState() == Thread.State.WAITING))
+    assertThat(Await.within(Duration.ofMillis(5000), () -> watcherState() == Thread.State.WAITING))
         .as("watcher state %s", watcherState())
         .isTrue();
   }
 
   @Test
   void atShutdownItParksAndStillCollectsExits() throws Exception {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     SupervisedProcess jvm =
         children.spawn(
-            new ProcessBuilder(
-                    List.of(
-                        java,
-                        "--enable-native-access=ALL-UNNAMED",
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        ShutdownMain.class.getName()))
+            new ProcessBuilder(ChildJvm.nativeCommand(ShutdownMain.class))
                 .redirectErrorStream(true));
     String output = Children.read(jvm.getInputStream());
     assertThat(jvm.waitFor(30, TimeUnit.SECONDS)).as(output).isTrue();
@@ -56,14 +50,5 @@ class ExitWatcherTest {
         .map(Thread::getState)
         .findFirst()
         .orElse(null);
-  }
-
-  static boolean eventually(long millis, BooleanSupplier condition) {
-    try {
-      return Children.eventually(millis, condition);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
   }
 }

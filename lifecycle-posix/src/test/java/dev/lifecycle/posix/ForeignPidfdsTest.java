@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessInfo;
+import dev.lifecycle.testing.Await;
 import java.io.File;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -44,8 +46,8 @@ class ForeignPidfdsTest {
                   .trim());
       assertThat(PLATFORM.probe(pid)).isEqualTo(Liveness.ALIVE); // pidfd now held
       assertThat(
-              Children.eventually(
-                  5000,
+              Await.within(
+                  Duration.ofMillis(5000),
                   () -> PLATFORM.snapshot().get(pid).map(ProcessInfo::hasExited).orElse(true)))
           .isTrue();
       assertThat(PLATFORM.probe(pid)).isEqualTo(Liveness.GONE);

@@ -1,7 +1,6 @@
 package dev.lifecycle.posix;
 
 import static dev.lifecycle.posix.Children.PLATFORM;
-import static dev.lifecycle.posix.Children.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -99,15 +98,14 @@ class ProbeTest {
   @Test
   void groupSignalsEndATreeWhileTheLeaderIsPinned() throws Exception {
     SupervisedProcess leader =
-        children.spawn(
-            new ProcessBuilder("/bin/sh", "-c", "sleep 30 & sleep 30 & exit 0"),
-            SpawnOptions.defaults().withKeepLeaderUnreaped(true));
+        children.spawnUnreaped(new ProcessBuilder("/bin/sh", "-c", "sleep 30 & sleep 30 & exit 0"));
     long pgid = leader.processGroupId();
     assertThat(leader.waitFor(5, TimeUnit.SECONDS)).isTrue();
-    assertThat(eventually(5_000, () -> liveMembers(pgid).size() == 2)).isTrue();
+    assertThat(Await.within(Duration.ofMillis(5_000), () -> liveMembers(pgid).size() == 2))
+        .isTrue();
 
     assertThat(PLATFORM.signalGroup(pgid, Signal.KILL)).isEqualTo(SignalResult.DELIVERED);
-    assertThat(eventually(5_000, () -> liveMembers(pgid).isEmpty())).isTrue();
+    assertThat(Await.within(Duration.ofMillis(5_000), () -> liveMembers(pgid).isEmpty())).isTrue();
     assertThat(leader.reap()).isTrue();
   }
 

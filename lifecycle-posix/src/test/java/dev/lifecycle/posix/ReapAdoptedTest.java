@@ -1,14 +1,14 @@
 package dev.lifecycle.posix;
 
 import static dev.lifecycle.posix.Children.PLATFORM;
-import static dev.lifecycle.posix.Children.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessState;
-import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
 import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.testing.Await;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -26,11 +26,8 @@ class ReapAdoptedTest {
 
   @Test
   void ourOwnUnreapedChildIsLeftToItsProcess() throws Exception {
-    SupervisedProcess child =
-        children.spawn(
-            new ProcessBuilder("sh", "-c", "exit 7"),
-            SpawnOptions.defaults().withKeepLeaderUnreaped(true));
-    assertThat(eventually(5000, () -> isZombie(child.pid()))).isTrue();
+    SupervisedProcess child = children.spawnUnreaped(new ProcessBuilder("sh", "-c", "exit 7"));
+    assertThat(Await.within(Duration.ofMillis(5000), () -> isZombie(child.pid()))).isTrue();
 
     assertThat(PLATFORM.reapAdopted(child.identity())).isFalse();
     assertThat(isZombie(child.pid())).isTrue(); // still there for its own process to collect

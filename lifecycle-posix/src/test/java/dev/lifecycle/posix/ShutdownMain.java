@@ -1,6 +1,8 @@
 package dev.lifecycle.posix;
 
 import dev.lifecycle.process.SupervisedProcess;
+import dev.lifecycle.testing.Await;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,8 +22,8 @@ public final class ShutdownMain {
                 () -> {
                   System.out.println(
                       "watcher parks: "
-                          + ExitWatcherTest.eventually(
-                              5000,
+                          + Await.within(
+                              Duration.ofMillis(5000),
                               () -> ExitWatcherTest.watcherState() == Thread.State.TIMED_WAITING));
                   child.destroyForcibly();
                   try {

@@ -1,14 +1,15 @@
 package dev.lifecycle.posix;
 
-import static dev.lifecycle.posix.Children.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lifecycle.process.SupervisedProcess;
+import dev.lifecycle.testing.Await;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -30,7 +31,7 @@ class StreamReleaseTest {
 
     spawnAndWait(300); // three pipes each, never read, written or closed by us
 
-    assertThat(eventually(5_000, () -> openFds() <= fds))
+    assertThat(Await.within(Duration.ofMillis(5_000), () -> openFds() <= fds))
         .as("fds back to %d (now %d)", fds, openFds())
         .isTrue();
   }
@@ -41,7 +42,9 @@ class StreamReleaseTest {
     SupervisedProcess child =
         children.spawn(new ProcessBuilder("sh", "-c", "echo out; echo err >&2; exit 3"));
     assertThat(child.waitFor(10, TimeUnit.SECONDS)).isTrue();
-    assertThat(eventually(5_000, () -> openFds() <= fds)).as("pipes released").isTrue();
+    assertThat(Await.within(Duration.ofMillis(5_000), () -> openFds() <= fds))
+        .as("pipes released")
+        .isTrue();
 
     assertThat(new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
         .isEqualTo("out\n");

@@ -1,13 +1,14 @@
 package dev.lifecycle.posix;
 
 import static dev.lifecycle.posix.Children.PLATFORM;
-import static dev.lifecycle.posix.Children.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lifecycle.process.SupervisedProcess;
+import dev.lifecycle.testing.Await;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -36,7 +37,8 @@ class StressTest {
     // streams are closed. Polled briefly only because other tests' pool threads may be winding
     // down.
     assertThat(openFds()).isEqualTo(fds);
-    assertThat(eventually(2_000, () -> Thread.activeCount() <= threads)).isTrue();
+    assertThat(Await.within(Duration.ofMillis(2_000), () -> Thread.activeCount() <= threads))
+        .isTrue();
   }
 
   @Test

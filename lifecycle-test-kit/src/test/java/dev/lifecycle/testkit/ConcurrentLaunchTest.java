@@ -9,6 +9,10 @@ import org.junit.jupiter.api.Test;
 
 @NoProcessLeaks(linger = "1s")
 class ConcurrentLaunchTest {
+  /** A caller that sleeps for a minute: it exits only when killed. */
+  private static final FixtureChild SLEEPER =
+      FixtureChild.of(FixtureScript.create().sleep(Duration.ofSeconds(60)));
+
   private static final Duration BOUND = Duration.ofSeconds(10);
   private static final Duration GONE = Duration.ofSeconds(5);
 
@@ -80,8 +84,7 @@ class ConcurrentLaunchTest {
   void aDelayedKillWaitsForACallerThatStartsLate() throws Exception {
     // A kill due before the caller has even started still lands once it has.
     LaunchReport report =
-        ConcurrentLaunch.builder(
-                FixtureChild.of(FixtureScript.create().sleep(Duration.ofSeconds(60))).command())
+        ConcurrentLaunch.builder(SLEEPER.command())
             .count(2)
             .killCallers(2, Duration.ZERO)
             .timeout(BOUND)
@@ -96,8 +99,7 @@ class ConcurrentLaunchTest {
   @Test
   void timeoutIsReportedAndTheStragglerKilled() throws Exception {
     LaunchReport report =
-        ConcurrentLaunch.builder(
-                FixtureChild.of(FixtureScript.create().sleep(Duration.ofSeconds(60))).command())
+        ConcurrentLaunch.builder(SLEEPER.command())
             .count(2)
             .timeout(Duration.ofMillis(300))
             .build()

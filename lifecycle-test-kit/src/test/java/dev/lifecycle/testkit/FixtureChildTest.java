@@ -10,12 +10,12 @@ import dev.lifecycle.process.ProcessTable;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
+import dev.lifecycle.testing.Await;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.assertj.core.api.Assertions;
@@ -53,14 +53,14 @@ class FixtureChildTest {
     try {
       FixtureChild.awaitReady(p, WAIT);
       // 1 root + 3 flat + 3 chain levels announce themselves in the pid file.
-      Polling.until(WAIT, () -> lines(pids).size() == 7);
+      Await.within(WAIT, () -> lines(pids).size() == 7);
       Assertions.assertThat(lines(pids)).hasSize(7);
       ProcessTable table = platform.snapshot();
       List<ProcessInfo> tree = table.descendants(p.pid());
       Assertions.assertThat(tree).hasSize(6);
       // A process that announced itself may still be inside the execve that follows, when its
       // environment is not readable yet: poll (bounded) for all seven.
-      Polling.until(
+      Await.within(
           WAIT,
           () ->
               platform.findByEnvironment(SpawnOptions.COOKIE_VARIABLE, child.cookie()).size() == 7);
@@ -93,12 +93,11 @@ class FixtureChildTest {
       FixtureChild.awaitReady(p, WAIT);
       // A just-forked child's environment is readable only once its execve has laid it out:
       // poll (bounded) until all three carry the cookie.
-      Set<Long> all = new HashSet<>();
-      long deadline = System.nanoTime() + WAIT.toNanos();
-      while (all.size() < 3 && System.nanoTime() < deadline) {
-        all.clear();
-        all.addAll(platform.findByEnvironment(SpawnOptions.COOKIE_VARIABLE, child.cookie()));
-      }
+      Set<Long> all =
+          Await.within(
+              WAIT,
+              () -> platform.findByEnvironment(SpawnOptions.COOKIE_VARIABLE, child.cookie()),
+              found -> found.size() >= 3);
       Assertions.assertThat(all).hasSize(3);
       for (long pid : all) {
         platform.signal(platform.identify(pid).orElseThrow(), Signal.TERM);
@@ -137,13 +136,11 @@ class FixtureChildTest {
       long b = pidOf(FixtureChild.awaitLine(p, "pid ", WAIT));
       // The daemon announces itself before its intermediate parent has exited: poll (bounded)
       // until neither announced process is a descendant of the fixture any more.
-      ProcessTable table = platform.snapshot();
-      long deadline = System.nanoTime() + WAIT.toNanos();
-      while (System.nanoTime() < deadline
-          && table.descendants(p.pid()).stream().anyMatch(d -> d.pid() == a || d.pid() == b)) {
-        Thread.sleep(5);
-        table = platform.snapshot();
-      }
+      ProcessTable table =
+          Await.within(
+              WAIT,
+              platform::snapshot,
+              t -> t.descendants(p.pid()).stream().noneMatch(d -> d.pid() == a || d.pid() == b));
       ProcessInfo escapee = table.get(a).orElseThrow();
       ProcessInfo other = table.get(b).orElseThrow();
       ProcessInfo setsidOne = escapee.sid() == escapee.pid() ? escapee : other;

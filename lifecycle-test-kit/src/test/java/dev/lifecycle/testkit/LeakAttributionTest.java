@@ -9,6 +9,7 @@ import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.procfs.ProcFs;
+import dev.lifecycle.testing.Await;
 import dev.lifecycle.testing.Requirement;
 import dev.lifecycle.testkit.ProcessLeakExtensionSelfTest.Outcome;
 import dev.lifecycle.tether.Tether;
@@ -350,19 +351,14 @@ class LeakAttributionTest {
 
   @Test
   void aDeclaredSharedServerIsNeitherReportedNorKilled() {
-    Outcome outcome = run(SharedService.class);
-    var result = outcome.only("usesTheServiceWhichStartsItsServerNow");
-    assertThat(result.getStatus()).as(result.toString()).isEqualTo(Status.SUCCESSFUL);
-    assertThat(outcome.classes().values())
-        .as(outcome.classes().toString())
-        .allMatch(r -> r.getStatus() == Status.SUCCESSFUL);
+    run(SharedService.class).assertOnlySucceeded("usesTheServiceWhichStartsItsServerNow");
     List<Long> alive = withToken(dir.toString());
     assertThat(alive).as("the shared server outlives the checks").hasSize(1);
     SharedService.service.shutdownNow();
     // Declared processes are the user's to end.
     ProcessPlatform.get().signal(identity(alive.get(0)), Signal.KILL);
     org.assertj.core.api.Assertions.assertThat(
-            Polling.until(WAIT, () -> withToken(dir.toString()).isEmpty()))
+            Await.within(WAIT, () -> withToken(dir.toString()).isEmpty()))
         .isTrue();
   }
 
@@ -380,12 +376,7 @@ class LeakAttributionTest {
   void theSharedTetherIsTheJvmsHelperNeitherReportedNorKilled() {
     Tether.sharedSidecar().ifPresent(id -> Tether.shared().close()); // so the inner test starts it
     assertThat(Tether.sharedSidecar()).isEmpty();
-    Outcome outcome = run(FirstTetherUse.class);
-    var result = outcome.only("startsTheSharedTether");
-    assertThat(result.getStatus()).as(result.toString()).isEqualTo(Status.SUCCESSFUL);
-    assertThat(outcome.classes().values())
-        .as(outcome.classes().toString())
-        .allMatch(r -> r.getStatus() == Status.SUCCESSFUL);
+    run(FirstTetherUse.class).assertOnlySucceeded("startsTheSharedTether");
     ProcessIdentity sidecar = Tether.sharedSidecar().orElseThrow();
     assertThat(ProcessPlatform.get().probe(sidecar))
         .as("the sidecar outlives the checks")

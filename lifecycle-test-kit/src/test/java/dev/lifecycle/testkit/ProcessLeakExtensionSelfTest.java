@@ -199,6 +199,17 @@ class ProcessLeakExtensionSelfTest {
       assertThat(results).containsOnlyKeys(method);
       return results.get(method);
     }
+
+    /** Asserts that {@code method} was the only test and that it and every class succeeded. */
+    void assertOnlySucceeded(String method) {
+      TestExecutionResult result = only(method);
+      assertThat(result.getStatus())
+          .as(result.toString())
+          .isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
+      assertThat(classes.values())
+          .as(classes.toString())
+          .allMatch(r -> r.getStatus() == TestExecutionResult.Status.SUCCESSFUL);
+    }
   }
 
   static Outcome run(Class<?> inner) {

@@ -6,6 +6,7 @@ import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.SpawnOptions;
 import dev.lifecycle.process.SupervisedProcess;
+import dev.lifecycle.testing.Await;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,7 +67,7 @@ class TwoJvmsTest {
             new ProcessBuilder("/bin/sh", "-c", script.toString()), SpawnOptions.defaults());
     try {
       assertThat(
-              Polling.until(
+              Await.within(
                   WAIT,
                   () -> lines(dir, "A").contains("ready") && lines(dir, "B").contains("ready")))
           .as(() -> "both JVMs ready: A " + lines(dir, "A") + ", B " + lines(dir, "B"))
@@ -111,7 +112,7 @@ class TwoJvmsTest {
       for (long pid : LeakAttributionTest.withToken(dir.toString())) {
         platform.identify(pid).ifPresent(id -> platform.signal(id, Signal.KILL));
       }
-      assertThat(Polling.until(WAIT, () -> LeakAttributionTest.withToken(dir.toString()).isEmpty()))
+      assertThat(Await.within(WAIT, () -> LeakAttributionTest.withToken(dir.toString()).isEmpty()))
           .isTrue();
     }
   }
@@ -145,7 +146,7 @@ class TwoJvmsTest {
       LeakTracker tracker = LeakTracker.start(options, "jvm " + own.getFileName());
       System.out.println("ready");
       System.out.flush();
-      if (!Polling.until(WAIT, () -> Files.exists(go))) {
+      if (!Await.within(WAIT, () -> Files.exists(go))) {
         throw new IllegalStateException("no go");
       }
       String sleep = own.resolve("sleep").toString();
@@ -153,7 +154,7 @@ class TwoJvmsTest {
       Process forker =
           new ProcessBuilder("/bin/sh", "-c", "'" + sleep + "' 301 >/dev/null 2>&1 &").start();
       forker.waitFor();
-      if (!Polling.until(WAIT, () -> LeakAttributionTest.withToken(sleep + " 301").size() == 1)) {
+      if (!Await.within(WAIT, () -> LeakAttributionTest.withToken(sleep + " 301").size() == 1)) {
         throw new IllegalStateException("the orphan did not start");
       }
       LeakReport report = tracker.kill(tracker.check(options.linger()));

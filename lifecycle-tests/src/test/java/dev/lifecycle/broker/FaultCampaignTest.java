@@ -344,15 +344,7 @@ class FaultCampaignTest {
           problems.add("shutdown request failed: " + e);
         }
         // No orphaned tree: everything of this trial ends within the bound.
-        Set<Long> left = Await.within(Duration.ofSeconds(20), this::marked, Set::isEmpty);
-        if (!left.isEmpty()) {
-          problems.add("orphaned after 20 s: " + describe(left));
-        }
-        List<String> litter = litter(store);
-        if (!litter.isEmpty()) {
-          problems.add("litter: " + litter);
-        }
-        return problems;
+        return withLeftovers(problems, store, "20 s");
       } finally {
         for (Process p : started) {
           p.destroyForcibly();
@@ -430,9 +422,18 @@ class FaultCampaignTest {
       } catch (IOException | RuntimeException e) {
         problems.add("second shutdown request failed: " + e);
       }
-      left = Await.within(Duration.ofSeconds(20), this::marked, Set::isEmpty);
+      return withLeftovers(problems, store, "the second shutdown");
+    }
+
+    /**
+     * {@code problems} with what of this trial outlives its shutdown: processes still marked after
+     * 20 s, then files left in {@code store}.
+     */
+    private List<String> withLeftovers(List<String> problems, Path store, String after)
+        throws IOException {
+      Set<Long> left = Await.within(Duration.ofSeconds(20), this::marked, Set::isEmpty);
       if (!left.isEmpty()) {
-        problems.add("orphaned after the second shutdown: " + describe(left));
+        problems.add("orphaned after " + after + ": " + describe(left));
       }
       List<String> litter = litter(store);
       if (!litter.isEmpty()) {

@@ -37,6 +37,10 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class CgroupTest {
   private static final Duration BOUND = Duration.ofSeconds(10);
+  private static final OwnedCgroups.OwnerCheck PROVEN_GONE =
+      (ownerPid, ownerStart) ->
+          Liveness.judge(ProcessPlatform.get(), new ProcessIdentity(ownerPid, ownerStart, ""))
+              .isProvenGone();
 
   private final List<Cgroup> created = new ArrayList<>();
   private final List<Process> started = new ArrayList<>();
@@ -86,6 +90,33 @@ class CgroupTest {
   private static void go(Process p) throws IOException {
     p.getOutputStream().write('\n');
     p.getOutputStream().flush();
+  }
+
+  /** A cgroup of ours named for {@code owner}, its {@code seq}th. */
+  private Cgroup ownedBy(ProcessIdentity owner, int seq) throws IOException {
+    Cgroup cgroup =
+        parent.createChild(
+            OwnedCgroups.PREFIX + owner.pid() + "-" + owner.startTime() + "-" + seq + "-0000abcd");
+    created.add(cgroup);
+    return cgroup;
+  }
+
+  /** A {@code sleep 300} that runs inside {@code cgroup} from its start. */
+  private Process sleeperIn(Cgroup cgroup) throws IOException {
+    Process p = start("exec sleep 300");
+    cgroup.enter(p.pid());
+    go(p);
+    return p;
+  }
+
+  /** An owner as a cgroup name records it, whose process has exited and whose pid is free. */
+  private ProcessIdentity exitedOwner() throws Exception {
+    Process owner = start("exit 0");
+    ProcessIdentity identity = ProcFs.identity(owner.pid()).orElseThrow();
+    go(owner);
+    owner.waitFor();
+    Await.until(BOUND, "pid free", () -> ProcFs.identity(owner.pid()), Optional::isEmpty);
+    return identity;
   }
 
   @Test
@@ -152,9 +183,7 @@ class CgroupTest {
   @Test
   void aPopulatedCgroupIsNotRemovedAndAwaitHonoursItsDeadline() throws Exception {
     Cgroup cgroup = create();
-    Process p = start("exec sleep 300");
-    cgroup.enter(p.pid());
-    go(p);
+    sleeperIn(cgroup);
     assertThat(cgroup.remove()).isFalse();
     long t0 = System.nanoTime();
     assertThat(cgroup.awaitEmpty(Duration.ofMillis(200))).isFalse();
@@ -206,13 +235,9 @@ class CgroupTest {
     assertThat(errors).as("errors in %d rounds", rounds).isEmpty();
   }
 
-  /** Spins (bounded) until the reader has completed {@code atLeast} reads or reported an error. */
+  /** Waits until the reader has completed {@code atLeast} reads or reported an error. */
   private static void awaitReads(AtomicLong reads, long atLeast, List<String> errors) {
-    long deadline = System.nanoTime() + BOUND.toNanos();
-    while (reads.get() < atLeast && errors.isEmpty()) {
-      assertThat(System.nanoTime() - deadline).as("reader progress").isNegative();
-      Thread.onSpinWait();
-    }
+    Await.until(BOUND, "reader progress", () -> reads.get() >= atLeast || !errors.isEmpty());
   }
 
   @Test
@@ -226,30 +251,15 @@ class CgroupTest {
 
   @Test
   void staleCleanupRemovesOnlyEmptyCgroupsOfDeadOwners() throws Exception {
-    Process gone = start("exit 0");
-    long start = ProcFs.identity(gone.pid()).orElseThrow().startTime();
-    go(gone);
-    gone.waitFor();
-    Await.until(BOUND, "pid free", () -> ProcFs.identity(gone.pid()), Optional::isEmpty);
-    String deadName = OwnedCgroups.PREFIX + gone.pid() + "-" + start + "-1-0000abcd";
-    Cgroup dead = parent.createChild(deadName);
-    created.add(dead);
+    ProcessIdentity gone = exitedOwner();
+    Cgroup dead = ownedBy(gone, 1);
     Cgroup live = create(); // owned by this JVM
     Cgroup foreign = parent.createChild("not-ours-" + ProcessHandle.current().pid());
     created.add(foreign);
-    Cgroup deadButPopulated =
-        parent.createChild(OwnedCgroups.PREFIX + gone.pid() + "-" + start + "-2-0000abcd");
-    created.add(deadButPopulated);
-    Process p = start("exec sleep 300");
-    deadButPopulated.enter(p.pid());
-    go(p);
+    Cgroup deadButPopulated = ownedBy(gone, 2);
+    sleeperIn(deadButPopulated);
 
-    int removed =
-        OwnedCgroups.removeStale(
-            parent,
-            (ownerPid, ownerStart) ->
-                Liveness.judge(ProcessPlatform.get(), new ProcessIdentity(ownerPid, ownerStart, ""))
-                    .isProvenGone());
+    int removed = OwnedCgroups.removeStale(parent, PROVEN_GONE);
 
     assertThat(dead.exists()).isFalse();
     assertThat(removed).isGreaterThanOrEqualTo(1);
@@ -265,37 +275,20 @@ class CgroupTest {
    */
   @Test
   void theLastProcessOfAnOrphanedCgroupLeavesAndRemovesIt() throws Exception {
-    Process creator = start("exit 0");
-    long start = ProcFs.identity(creator.pid()).orElseThrow().startTime();
-    go(creator);
-    creator.waitFor();
-    Await.until(BOUND, "pid free", () -> ProcFs.identity(creator.pid()), Optional::isEmpty);
-    OwnedCgroups.OwnerCheck gone =
-        (ownerPid, ownerStart) ->
-            Liveness.judge(ProcessPlatform.get(), new ProcessIdentity(ownerPid, ownerStart, ""))
-                .isProvenGone();
-    Cgroup orphan =
-        parent.createChild(OwnedCgroups.PREFIX + creator.pid() + "-" + start + "-3-0000abcd");
-    created.add(orphan);
-    Process last = start("exec sleep 300");
-    orphan.enter(last.pid());
-    go(last);
+    ProcessIdentity creator = exitedOwner();
+    OwnedCgroups.OwnerCheck gone = PROVEN_GONE;
+    Cgroup orphan = ownedBy(creator, 3);
+    Process last = sleeperIn(orphan);
 
-    Process other = start("exec sleep 300");
-    orphan.enter(other.pid());
-    go(other);
+    Process other = sleeperIn(orphan);
     assertThat(OwnedCgroups.leaveIfOrphaned(orphan, last.pid(), Set.of(), gone)).isFalse();
     Cgroup sub = orphan.createChild("sub"); // a tree it started, still running
     sub.enter(other.pid());
     assertThat(OwnedCgroups.leaveIfOrphaned(orphan, last.pid(), Set.of(), gone)).isFalse();
     parent.enter(other.pid()); // that tree is gone: its empty cgroup goes with the orphan
-    Process companion = start("exec sleep 300"); // a sidecar that ends with it: moves with it
-    orphan.enter(companion.pid());
-    go(companion);
+    Process companion = sleeperIn(orphan); // a sidecar that ends with it: moves with it
     Cgroup owned = create(); // its creator, this JVM, lives
-    Process inOwned = start("exec sleep 300");
-    owned.enter(inOwned.pid());
-    go(inOwned);
+    Process inOwned = sleeperIn(owned);
     assertThat(OwnedCgroups.leaveIfOrphaned(owned, inOwned.pid(), Set.of(), gone)).isFalse();
     assertThat(owned.processes()).containsExactly(inOwned.pid());
     assertThat(orphan.processes()).containsExactlyInAnyOrder(last.pid(), companion.pid());

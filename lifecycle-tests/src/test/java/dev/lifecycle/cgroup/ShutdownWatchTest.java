@@ -2,10 +2,9 @@ package dev.lifecycle.cgroup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lifecycle.testing.ChildJvm;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -24,15 +23,8 @@ class ShutdownWatchTest {
   @Test
   void atShutdownTheInotifyThreadStopsAndTreesStillEndProvenEmpty() throws Exception {
     Cgroups.writableParentOrSkip();
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Process jvm =
-        new ProcessBuilder(
-                List.of(
-                    java,
-                    "--enable-native-access=ALL-UNNAMED",
-                    "-cp",
-                    System.getProperty("java.class.path"),
-                    ShutdownWatchMain.class.getName()))
+        new ProcessBuilder(ChildJvm.nativeCommand(ShutdownWatchMain.class))
             .redirectErrorStream(true)
             .start();
     String output = new String(jvm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -22,9 +22,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -41,24 +41,18 @@ class LeftoversTest {
 
   private final Procs procs = new Procs();
   private final ProcessPlatform platform = ProcessPlatform.get();
-  private final Inventory inventory = Inventory.of(platform).withWindow(Duration.ZERO);
-  private final List<String> ids = new ArrayList<>();
-
   @TempDir Path marks;
   @TempDir Path dirA;
   @TempDir Path dirB;
 
-  @BeforeEach
-  void isolateMarks() {
-    System.setProperty(DetachMarks.DIR_PROPERTY, marks.toString());
-  }
+  // Whatever the test left of the owners' trees is reaped once procs has killed the owners.
+  @RegisterExtension final OwnTrees own = new OwnTrees(() -> marks, BOUND);
+  private final Inventory inventory = own.inventory();
+  private final List<String> ids = own.ids();
 
   @AfterEach
-  void cleanUp() throws Exception {
+  void killTheOwners() {
     procs.close();
-    // Whatever the test left of the owners' trees, once their owners are seen dead.
-    OwnTrees.reapUntilGone(inventory, ids, BOUND);
-    System.clearProperty(DetachMarks.DIR_PROPERTY);
   }
 
   @Test
@@ -196,19 +190,7 @@ class LeftoversTest {
       wanted.add(a.detached);
     }
     ids.addAll(wanted);
-    List<FoundTree>[] last = new List[1];
-    Procs.await(
-        BOUND,
-        "every tree found: " + wanted,
-        () -> {
-          try {
-            last[0] = inventory.take();
-          } catch (InterruptedException e) {
-            throw new IllegalStateException(e);
-          }
-          return last[0].stream().map(FoundTree::id).toList().containsAll(wanted);
-        });
-    return last[0];
+    return own.awaitFound(wanted);
   }
 
   private static List<ProcessIdentity> members(List<FoundTree> trees, List<String> ids) {

@@ -24,8 +24,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -45,26 +45,21 @@ class ReusedOwnerPidTest {
 
   private final Procs procs = new Procs();
   private final ProcessPlatform platform = ProcessPlatform.get();
-  private final Inventory inventory = Inventory.of(platform).withWindow(Duration.ZERO);
-  private final List<String> ids = new ArrayList<>();
   private final List<Process> reusers = new ArrayList<>();
 
   @TempDir Path marks;
 
-  @BeforeEach
-  void isolateMarks() {
-    System.setProperty(DetachMarks.DIR_PROPERTY, marks.toString());
-  }
+  @RegisterExtension final OwnTrees own = new OwnTrees(() -> marks, BOUND);
+  private final Inventory inventory = own.inventory();
+  private final List<String> ids = own.ids();
 
   @AfterEach
-  void cleanUp() throws Exception {
+  void killTheOwnersAndReusers() {
     procs.close();
     for (Process p : reusers) {
       p.descendants().forEach(ProcessHandle::destroyForcibly);
       p.destroyForcibly();
     }
-    OwnTrees.reapUntilGone(inventory, ids, BOUND);
-    System.clearProperty(DetachMarks.DIR_PROPERTY);
   }
 
   @ParameterizedTest
@@ -90,7 +85,7 @@ class ReusedOwnerPidTest {
     ProcessIdentity sidecar = procs.track(tetherPid);
     ProcessIdentity owner = ProcFs.identity(doomed.pid()).orElseThrow();
 
-    List<FoundTree> before = awaitFound(trees);
+    List<FoundTree> before = own.awaitFound(trees);
     FoundTree tether = tetherOf(before, tetherPid).orElseThrow();
     assertThat(tether.owner().verdict()).isEqualTo(OwnerVerdict.ALIVE);
     assertThat(tether.owner().identity()).contains(owner);
@@ -178,22 +173,6 @@ class ReusedOwnerPidTest {
     }
     Requirement.unmet("pid " + pid + " was taken by another fork " + ATTEMPTS + " times");
     throw new AssertionError("unreachable");
-  }
-
-  private List<FoundTree> awaitFound(List<String> wanted) {
-    List<FoundTree>[] last = new List[1];
-    Procs.await(
-        BOUND,
-        "every tree found: " + wanted,
-        () -> {
-          try {
-            last[0] = inventory.take();
-          } catch (InterruptedException e) {
-            throw new IllegalStateException(e);
-          }
-          return last[0].stream().map(FoundTree::id).toList().containsAll(wanted);
-        });
-    return last[0];
   }
 
   private static Optional<FoundTree> tetherOf(List<FoundTree> trees, long pid) {

@@ -1,28 +1,27 @@
 package dev.lifecycle.modules;
 
+import static dev.lifecycle.testing.DemoModules.locationOf;
+import static dev.lifecycle.testing.DemoModules.path;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.lifecycle.posix.PosixPlatformProvider;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.procfs.ProcFs;
 import dev.lifecycle.testing.Await;
+import dev.lifecycle.testing.ChildJvm;
+import dev.lifecycle.testing.ChildJvm.Output;
+import dev.lifecycle.testing.DemoModules;
 import dev.lifecycle.testing.Jdks;
 import dev.lifecycle.testkit.NoProcessLeaks;
-import java.io.File;
 import java.io.IOException;
-import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import javax.tools.JavaCompiler;
-import javax.tools.ToolProvider;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -74,31 +73,16 @@ class ModulePathTest {
 
   private static Path compile(String resource, String main, List<Path> modulePath, Path extra)
       throws IOException {
-    Path sources = work.resolve(resource);
-    for (String file : List.of("module-info.java", main)) {
-      Path target = sources.resolve(file);
-      Files.createDirectories(target.getParent());
-      try (var in = ModulePathTest.class.getResourceAsStream("/" + resource + "/" + file)) {
-        Files.copy(in, target);
-      }
-    }
-    Path classes = work.resolve(resource + "-classes");
-    JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-    int rc =
-        javac.run(
-            null,
-            null,
-            null,
-            "--release",
-            "17",
-            "--module-path",
-            path(modulePath, extra),
-            "-d",
-            classes.toString(),
-            sources.resolve("module-info.java").toString(),
-            sources.resolve(main).toString());
-    assertThat(rc).as("javac exit code for " + resource).isZero();
-    return classes;
+    return DemoModules.compile(
+        ModulePathTest.class,
+        Map.of(
+            "module-info.java",
+            "/" + resource + "/module-info.java",
+            main,
+            "/" + resource + "/" + main),
+        work.resolve(resource),
+        work.resolve(resource + "-classes"),
+        path(modulePath, extra));
   }
 
   static Stream<Arguments> jdksAndPaths() {
@@ -203,25 +187,8 @@ class ModulePathTest {
   /** One run of the demo JVM, bounded; the JVM is killed if it overruns. */
   private record Run(int exitCode, String stdout, String stderr) {
     static Run of(List<String> command) throws IOException, InterruptedException {
-      Path out = Files.createTempFile(work, "out", ".txt");
-      Path err = Files.createTempFile(work, "err", ".txt");
-      Process jvm =
-          new ProcessBuilder(command)
-              .redirectOutput(out.toFile())
-              .redirectError(err.toFile())
-              .start();
-      try {
-        if (!jvm.waitFor(RUN_BOUND.toSeconds(), TimeUnit.SECONDS)) {
-          fail("the demo JVM did not exit within " + RUN_BOUND + ": " + command);
-        }
-      } finally {
-        jvm.destroyForcibly();
-        jvm.waitFor(10, TimeUnit.SECONDS);
-      }
-      return new Run(
-          jvm.exitValue(),
-          Files.readString(out, StandardCharsets.UTF_8),
-          Files.readString(err, StandardCharsets.UTF_8));
+      Output output = ChildJvm.run(new ProcessBuilder(command), work, RUN_BOUND);
+      return new Run(output.exitCode(), output.stdout(), output.stderr());
     }
 
     List<ProcessIdentity> members() {
@@ -240,16 +207,5 @@ class ModulePathTest {
     public String toString() {
       return "exit " + exitCode + "\nstdout:\n" + stdout + "\nstderr:\n" + stderr;
     }
-  }
-
-  private static Path locationOf(Class<?> type) throws URISyntaxException {
-    return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
-  }
-
-  private static String path(List<Path> entries, Path last) {
-    List<String> all = new ArrayList<>();
-    entries.forEach(p -> all.add(p.toString()));
-    all.add(last.toString());
-    return String.join(File.pathSeparator, all);
   }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.lifecycle.probe.Endpoint;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.testing.Await;
+import dev.lifecycle.testing.ChildJvm;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -14,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -77,12 +79,10 @@ class CrossProcessLockTest {
     assertThat(read.await(DEADLINE.toSeconds(), TimeUnit.SECONDS)).isTrue();
     child =
         new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                PublishSuccessor.class.getName(),
-                store.directory().toString(),
-                "broker")
+                ChildJvm.command(
+                    PublishSuccessor.class,
+                    List.of(),
+                    List.of(store.directory().toString(), "broker")))
             .redirectError(ProcessBuilder.Redirect.INHERIT)
             .start();
     BufferedReader out =

@@ -111,15 +111,9 @@ class StoreFaultCampaignTest {
       run("umount", mount.toString());
     }
     String row =
-        "ENOSPC "
-            + enospc
-            + " trials, EROFS "
-            + erofs
-            + " trials (of "
-            + TRIALS
-            + "), failures "
-            + lost.size()
-            + (lost.isEmpty() ? "" : ": " + lost);
+        String.format(
+            "ENOSPC %s trials, EROFS %s trials (of %s), failures %s",
+            enospc, erofs, TRIALS, counted(lost));
     dev.lifecycle.broker.FaultReport.write("store-enospc-erofs", row);
     assertThat(lost).isEmpty();
   }
@@ -197,18 +191,10 @@ class StoreFaultCampaignTest {
       churn.get(30, TimeUnit.SECONDS);
     }
     String row =
-        TRIALS
-            + " trials with "
-            + spawned.get()
-            + " churn processes: "
-            + reused
-            + " reused-pid owners, "
-            + live
-            + " live, "
-            + dead
-            + " dead; wrong verdicts "
-            + wrong.size()
-            + (wrong.isEmpty() ? "" : ": " + wrong);
+        String.format(
+            "%s trials with %s churn processes: %s reused-pid owners, %s live, %s dead;"
+                + " wrong verdicts %s",
+            TRIALS, spawned.get(), reused, live, dead, counted(wrong));
     dev.lifecycle.broker.FaultReport.write("store-pid-churn", row);
     assertThat(wrong).isEmpty();
   }
@@ -305,5 +291,10 @@ class StoreFaultCampaignTest {
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /** How many {@code failures} there are and, if any, which. */
+  private static String counted(List<?> failures) {
+    return failures.size() + (failures.isEmpty() ? "" : ": " + failures);
   }
 }

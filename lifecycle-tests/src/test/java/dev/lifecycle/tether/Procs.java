@@ -5,12 +5,12 @@ import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.procfs.ProcFs;
 import dev.lifecycle.testing.Await;
+import dev.lifecycle.testing.ChildJvm;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.lang.ProcessBuilder.Redirect;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -33,13 +33,8 @@ public final class Procs implements AutoCloseable {
    */
   public Process javaMain(Class<?> main, Map<String, String> env, String... args)
       throws IOException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-XX:TieredStopAtLevel=1");
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(main.getName());
-    command.addAll(List.of(args));
+    List<String> command =
+        ChildJvm.command(main, List.of("-XX:TieredStopAtLevel=1"), List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command).redirectError(Redirect.INHERIT);
     builder.environment().putAll(env);
     Process process = builder.start();
@@ -58,15 +53,20 @@ public final class Procs implements AutoCloseable {
   /** Kills everything tracked, by identity (a reused pid is left alone). */
   @Override
   public synchronized void close() {
+    kill(started);
+    started.clear();
+  }
+
+  /** SIGKILLs each of {@code identities} (a reused pid is left alone); a failure is printed. */
+  public static void kill(Collection<ProcessIdentity> identities) {
     ProcessPlatform platform = ProcessPlatform.get();
-    for (ProcessIdentity identity : started) {
+    for (ProcessIdentity identity : identities) {
       try {
         platform.signal(identity, Signal.KILL);
       } catch (RuntimeException e) {
         System.err.println("cleanup of " + identity + " failed: " + e);
       }
     }
-    started.clear();
   }
 
   /** Gone: no such process, a zombie, or the pid now names another process. */

@@ -26,10 +26,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -50,7 +50,7 @@ class CgroupTreeTest {
   private static final TreeOptions SESSION =
       TreeOptions.defaults().withGrace(GRACE).withContainment(Containment.Mode.SESSION);
 
-  private final TreeReaper reaper = new TreeReaper();
+  @RegisterExtension final TreeReaper reaper = new TreeReaper();
   @TempDir Path dir;
 
   static Stream<ProcessPlatform> platforms() {
@@ -60,11 +60,6 @@ class CgroupTreeTest {
   @BeforeEach
   void needsTheCgroupTier() {
     Cgroups.writableParentOrSkip();
-  }
-
-  @AfterEach
-  void killEverythingStarted() {
-    reaper.killAll();
   }
 
   private ProcessTree spawn(ProcessPlatform platform, ProcessBuilder builder, TreeOptions options)

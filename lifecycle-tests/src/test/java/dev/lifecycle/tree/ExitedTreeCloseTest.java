@@ -22,9 +22,9 @@ import java.util.Collection;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Closing a tree whose leader already exited (the common end of a CLI's child) does only the work
@@ -37,26 +37,15 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ExitedTreeCloseTest {
   private static final Duration BOUND = Duration.ofSeconds(15);
-  private final TreeReaper reaper = new TreeReaper();
-
-  @AfterEach
-  void killEverythingStarted() {
-    reaper.killAll();
-  }
+  @RegisterExtension final TreeReaper reaper = new TreeReaper();
 
   @Test
   void anExitedCgroupTreeClosesWithoutReadingTheProcessTable() throws Exception {
     Cgroups.writableParentOrSkip();
     CountingPlatform platform = new CountingPlatform(ProcessPlatform.get());
-    ProcessTree tree =
-        reaper.track(
-            ProcessTree.spawn(
-                platform,
-                new ProcessBuilder("/bin/true"),
-                TreeOptions.defaults().withContainment(Containment.Mode.REQUIRE_CGROUP)));
+    ProcessTree tree = exitedTree(platform, Containment.Mode.REQUIRE_CGROUP);
     assertThat(tree.tier()).isEqualTo(ContainmentTier.CGROUP);
     Cgroup cgroup = Cgroup.at(tree.cgroup().orElseThrow());
-    assertThat(tree.leader().waitFor(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
     platform.reads.set(0);
 
     TerminationReport report = tree.terminate();
@@ -76,14 +65,8 @@ class ExitedTreeCloseTest {
   @Test
   void anExitedSessionTreeClosesWithOneScanThatIncludesTheCookieSearch() throws Exception {
     CountingPlatform platform = new CountingPlatform(ProcessPlatform.get());
-    ProcessTree tree =
-        reaper.track(
-            ProcessTree.spawn(
-                platform,
-                new ProcessBuilder("/bin/true"),
-                TreeOptions.defaults().withContainment(Containment.Mode.SESSION)));
+    ProcessTree tree = exitedTree(platform, Containment.Mode.SESSION);
     assertThat(tree.tier()).isEqualTo(ContainmentTier.SESSION);
-    assertThat(tree.leader().waitFor(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
     platform.snapshots.set(0);
     platform.reads.set(0);
 
@@ -137,6 +120,19 @@ class ExitedTreeCloseTest {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** A tree of {@code /bin/true} spawned in {@code mode}, once its leader has exited. */
+  private ProcessTree exitedTree(CountingPlatform platform, Containment.Mode mode)
+      throws Exception {
+    ProcessTree tree =
+        reaper.track(
+            ProcessTree.spawn(
+                platform,
+                new ProcessBuilder("/bin/true"),
+                TreeOptions.defaults().withContainment(mode)));
+    assertThat(tree.leader().waitFor(BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    return tree;
   }
 
   /** The real platform, counting the reads that cost a walk over every process. */

@@ -7,6 +7,7 @@ import dev.lifecycle.testing.Await;
 import java.lang.ProcessBuilder.Redirect;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * Runs as PID 1 of a fresh PID namespace (see {@link Pid1ReapingTest}): spawns a tree whose members
@@ -37,26 +38,16 @@ final class Pid1Main {
             TreeOptions.defaults());
     System.out.println("TIER " + tree.tier());
     List<ProcessInfo> adopted =
-        Await.within(
-            Duration.ofSeconds(10),
-            () ->
-                platform.snapshot().all().stream()
-                    .filter(p -> p.ppid() == self && p.pid() != jdkChild.pid())
-                    .filter(p -> p.command().equals("sleep"))
-                    .toList(),
+        awaitRows(
+            platform,
+            p -> p.ppid() == self && p.pid() != jdkChild.pid() && p.command().equals("sleep"),
             list -> list.size() >= 5); // four double-forked sleeps and the escapee
     System.out.println("ADOPTED " + adopted.size());
     TerminationReport report = tree.terminate(Duration.ofSeconds(2));
     System.out.println("COMPLETE " + report.isComplete());
     System.out.println("NONE-SEEN " + report.noSurvivorSeen());
     List<ProcessInfo> zombies =
-        Await.within(
-            Duration.ofSeconds(10),
-            () ->
-                platform.snapshot().all().stream()
-                    .filter(p -> p.hasExited() && p.pid() != jdkChild.pid())
-                    .toList(),
-            List::isEmpty);
+        awaitRows(platform, p -> p.hasExited() && p.pid() != jdkChild.pid(), List::isEmpty);
     System.out.println("ZOMBIES " + zombies.size() + " " + zombies);
     System.out.println("JDK-EXIT " + jdkChild.waitFor());
 
@@ -78,5 +69,16 @@ final class Pid1Main {
       blind.destroyForcibly();
       System.out.println("BLIND-EXIT " + blind.waitFor());
     }
+  }
+
+  /**
+   * The rows {@code which} keeps of the process table, polled until {@code done} (10 s at most).
+   */
+  private static List<ProcessInfo> awaitRows(
+      ProcessPlatform platform, Predicate<ProcessInfo> which, Predicate<List<ProcessInfo>> done) {
+    return Await.within(
+        Duration.ofSeconds(10),
+        () -> platform.snapshot().all().stream().filter(which).toList(),
+        done);
   }
 }

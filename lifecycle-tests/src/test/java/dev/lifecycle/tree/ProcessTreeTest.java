@@ -23,8 +23,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -42,15 +42,10 @@ class ProcessTreeTest {
   private static final Duration GRACE = Duration.ofMillis(300);
   private static final Duration BOUND = Duration.ofSeconds(10);
 
-  private final TreeReaper reaper = new TreeReaper();
+  @RegisterExtension final TreeReaper reaper = new TreeReaper();
 
   static Stream<ProcessPlatform> platforms() {
     return Stream.of(ProcessPlatform.get(), ProcessPlatform.jdk()).distinct();
-  }
-
-  @AfterEach
-  void killEverythingStarted() {
-    reaper.killAll();
   }
 
   private ProcessTree spawn(ProcessPlatform platform, ProcessBuilder builder) throws IOException {

@@ -16,8 +16,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -30,12 +30,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 @NoProcessLeaks
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SelfTerminationTest {
-  private final TreeReaper reaper = new TreeReaper();
-
-  @AfterEach
-  void killEverythingStarted() {
-    reaper.killAll();
-  }
+  @RegisterExtension final TreeReaper reaper = new TreeReaper();
 
   @ParameterizedTest(name = "beforeKill {1}, shutdown hook {2}")
   @CsvSource({"42, ok, ok", "43, throw, ok", "44, hang, ok", "45, ok, hang"})

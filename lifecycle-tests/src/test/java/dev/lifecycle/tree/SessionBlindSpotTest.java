@@ -18,9 +18,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The SESSION tier's blind spot, staged with real processes: a descendant that leaves the session
@@ -33,12 +33,7 @@ import org.junit.jupiter.api.Timeout;
 class SessionBlindSpotTest {
   private static final Duration BOUND = Duration.ofSeconds(20);
 
-  private final TreeReaper reaper = new TreeReaper();
-
-  @AfterEach
-  void cleanUp() {
-    reaper.killAll();
-  }
+  @RegisterExtension final TreeReaper reaper = new TreeReaper();
 
   @Test
   void anEscapeeNoMeansCanSeeNeverMakesASessionReportComplete() throws Exception {

@@ -3,17 +3,21 @@ package dev.lifecycle.tree;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
+import dev.lifecycle.tether.Procs;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Kills everything a test started, even when the test failed half-way: every tracked tree by
  * identity (every member it ever saw) and by group while its leader still pins the group id, then
- * every tracked pid by identity. Used from {@code @AfterEach}.
+ * every tracked pid by identity. Registered as an extension it does so after each test (after the
+ * test's own {@code @AfterEach}).
  */
-final class TreeReaper {
+final class TreeReaper implements AfterEachCallback {
   private final List<ProcessTree> trees = new ArrayList<>();
   private final List<ProcessIdentity> processes = new ArrayList<>();
 
@@ -26,6 +30,11 @@ final class TreeReaper {
 
   synchronized void track(ProcessIdentity identity) {
     processes.add(identity);
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) {
+    killAll();
   }
 
   synchronized void killAll() {
@@ -48,13 +57,7 @@ final class TreeReaper {
         System.err.println("cleanup of " + tree + " failed: " + e);
       }
     }
-    for (ProcessIdentity identity : processes) {
-      try {
-        posix.signal(identity, Signal.KILL);
-      } catch (RuntimeException e) {
-        System.err.println("cleanup of " + identity + " failed: " + e);
-      }
-    }
+    Procs.kill(processes);
     trees.clear();
     processes.clear();
   }

@@ -16,9 +16,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -33,15 +33,10 @@ class TreeSafetyTest {
 
   private static final Duration GRACE = Duration.ofMillis(300);
   private static final Duration WAITED_FOR = Duration.ofSeconds(40);
-  private final TreeReaper reaper = new TreeReaper();
+  @RegisterExtension final TreeReaper reaper = new TreeReaper();
 
   static Stream<ProcessPlatform> platforms() {
     return ProcessTreeTest.platforms();
-  }
-
-  @AfterEach
-  void killEverythingStarted() {
-    reaper.killAll();
   }
 
   @ParameterizedTest(name = "{0}")

@@ -10,9 +10,10 @@ import org.junit.jupiter.api.Test;
 class ReplyTest {
   @Test
   void anOkReplyGivesItsResultAsCompactJson() throws Exception {
-    Reply reply = Reply.parse("{\"ok\": true, \"result\": {\"a\": [1, 2.5, \"x\\n\", null]}}");
-    assertThat(reply.ok()).isTrue();
-    assertThat(reply.payload()).isEqualTo("{\"a\":[1,2.5,\"x\\n\",null]}");
+    assertReply(
+        "{\"ok\": true, \"result\": {\"a\": [1, 2.5, \"x\\n\", null]}}",
+        true,
+        "{\"a\":[1,2.5,\"x\\n\",null]}");
   }
 
   @Test
@@ -26,18 +27,17 @@ class ReplyTest {
 
   @Test
   void aFailedReplyGivesItsErrorAndAMissingOneIsNull() throws Exception {
-    Reply failed = Reply.parse("{\"ok\":false,\"error\":{\"code\":-1,\"message\":\"m\"}}");
-    assertThat(failed.ok()).isFalse();
-    assertThat(failed.payload()).isEqualTo("{\"code\":-1,\"message\":\"m\"}");
+    assertReply(
+        "{\"ok\":false,\"error\":{\"code\":-1,\"message\":\"m\"}}",
+        false,
+        "{\"code\":-1,\"message\":\"m\"}");
     assertThat(Reply.parse("{\"ok\":true}").payload()).isEqualTo("null");
     assertThat(Reply.parse("{\"ok\":\"true\",\"result\":1}").ok()).isFalse();
   }
 
   @Test
   void aReplyThatIsNotAnObjectIsAllError() throws Exception {
-    Reply reply = Reply.parse("[1,\"two\"]");
-    assertThat(reply.ok()).isFalse();
-    assertThat(reply.payload()).isEqualTo("[1,\"two\"]");
+    assertReply("[1,\"two\"]", false, "[1,\"two\"]");
   }
 
   @Test
@@ -54,5 +54,11 @@ class ReplyTest {
     assertThatThrownBy(() -> Reply.parse("")).isInstanceOf(JsonProcessingException.class);
     assertThatThrownBy(() -> Reply.parse("{\"ok\":tru}"))
         .isInstanceOf(JsonProcessingException.class);
+  }
+
+  private static void assertReply(String line, boolean ok, String payload) throws Exception {
+    Reply reply = Reply.parse(line);
+    assertThat(reply.ok()).as(line).isEqualTo(ok);
+    assertThat(reply.payload()).as(line).isEqualTo(payload);
   }
 }

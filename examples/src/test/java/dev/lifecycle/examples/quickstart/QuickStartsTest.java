@@ -7,13 +7,12 @@ import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.record.ReadResult;
 import dev.lifecycle.record.RecordStore;
 import dev.lifecycle.testing.Await;
+import dev.lifecycle.testing.ChildJvm;
+import dev.lifecycle.testing.ChildJvm.Output;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -32,28 +31,28 @@ class QuickStartsTest {
 
   @Test
   void theMcpClientListsARealServersToolsAndExits() throws Exception {
-    Run run =
+    Output run =
         run(
             McpQuickStart.class,
             Map.of(),
             InstalledMcpServers.everything().toArray(String[]::new));
-    assertThat(run.exit).as("stderr: %s", run.stderr).isZero();
-    assertThat(run.stdout.lines()).as("the tools of server-everything").contains("echo");
+    assertThat(run.exitCode()).as("stderr: %s", run.stderr()).isZero();
+    assertThat(run.stdout().lines()).as("the tools of server-everything").contains("echo");
   }
 
   @Test
   void theBrokerStartsOnceServesEveryCallAndLeavesWhenIdle() throws Exception {
     Path state = dir.resolve("state");
     Map<String, String> idle = Map.of("LIFECYCLE_BROKER_IDLE_TIMEOUT", "3s");
-    Run first = run(BrokerQuickStart.class, idle, state.toString());
-    assertThat(first.exit).as("stderr: %s", first.stderr).isZero();
-    assertThat(first.stdout.strip()).isEqualTo("pong ping");
+    Output first = run(BrokerQuickStart.class, idle, state.toString());
+    assertThat(first.exitCode()).as("stderr: %s", first.stderr()).isZero();
+    assertThat(first.stdout().strip()).isEqualTo("pong ping");
     RecordStore store = RecordStore.open(state);
     ProcessIdentity broker = owner(store.look("workspace"));
 
-    Run second = run(BrokerQuickStart.class, idle, state.toString());
-    assertThat(second.exit).as("stderr: %s", second.stderr).isZero();
-    assertThat(second.stdout.strip()).isEqualTo("pong ping");
+    Output second = run(BrokerQuickStart.class, idle, state.toString());
+    assertThat(second.exitCode()).as("stderr: %s", second.stderr()).isZero();
+    assertThat(second.stdout().strip()).isEqualTo("pong ping");
     assertThat(owner(store.look("workspace"))).as("the same broker served both").isEqualTo(broker);
 
     Await.until(Duration.ofSeconds(30), "the idle broker to exit", () -> Await.isGone(broker));
@@ -65,32 +64,10 @@ class QuickStartsTest {
     return result.record().orElseThrow().owner();
   }
 
-  private record Run(int exit, String stdout, String stderr) {}
-
-  private Run run(Class<?> main, Map<String, String> env, String... args)
+  private Output run(Class<?> main, Map<String, String> env, String... args)
       throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("--enable-native-access=ALL-UNNAMED");
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(main.getName());
-    command.addAll(List.of(args));
-    Path out = Files.createTempFile(dir, "out-", ".txt");
-    Path err = Files.createTempFile(dir, "err-", ".txt");
-    ProcessBuilder builder =
-        new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+    ProcessBuilder builder = new ProcessBuilder(ChildJvm.nativeCommand(main, args));
     builder.environment().putAll(env);
-    Process process = builder.start();
-    try {
-      assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("%s exits by itself", main).isTrue();
-    } finally {
-      process.destroyForcibly();
-      process.waitFor(10, TimeUnit.SECONDS);
-    }
-    return new Run(
-        process.exitValue(),
-        Files.readString(out, StandardCharsets.UTF_8),
-        Files.readString(err, StandardCharsets.UTF_8));
+    return ChildJvm.run(builder, dir, Duration.ofSeconds(60));
   }
 }

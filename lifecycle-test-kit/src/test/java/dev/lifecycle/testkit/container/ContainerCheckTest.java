@@ -37,10 +37,7 @@ class ContainerCheckTest {
 
   @Test
   void orphanLeftRunningFails() throws Exception {
-    ContainerCheck.Result result =
-        run(
-            "(/bin/busybox sleep 600 &); echo done; exec /bin/busybox sleep 600",
-            Duration.ofSeconds(3));
+    ContainerCheck.Result result = runLeavingAnOrphan("600");
     assertThatThrownBy(result::assertOnlyPid1Remains)
         .hasMessageContaining("found 2 processes")
         .hasMessageContaining("ppid 1 (busybox)");
@@ -49,12 +46,19 @@ class ContainerCheckTest {
   @Test
   void unreapedZombieFails() throws Exception {
     // The orphan exits after 200 ms; PID 1 then is a sleep that never reaps it.
-    ContainerCheck.Result result =
-        run(
-            "(/bin/busybox sleep 0.2 &); echo done; exec /bin/busybox sleep 600",
-            Duration.ofSeconds(3));
+    ContainerCheck.Result result = runLeavingAnOrphan("0.2");
     assertThat(result.zombies()).hasSize(1);
     assertThatThrownBy(result::assertOnlyPid1Remains).hasMessageContaining("1 unreaped zombies");
+  }
+
+  /**
+   * Runs a PID 1 that leaves an orphan sleeping {@code seconds} and then sleeps itself, never
+   * reaping: 3 s at most.
+   */
+  private static ContainerCheck.Result runLeavingAnOrphan(String seconds) throws Exception {
+    return run(
+        "(/bin/busybox sleep " + seconds + " &); echo done; exec /bin/busybox sleep 600",
+        Duration.ofSeconds(3));
   }
 
   /** Runs {@code script} as PID 1 of a fresh container, for at most {@code bound}. */

@@ -1,5 +1,6 @@
 package dev.lifecycle.worker;
 
+import dev.lifecycle.guard.Breach;
 import dev.lifecycle.guard.Ceilings;
 import dev.lifecycle.internal.Durations;
 import dev.lifecycle.internal.Lifecycle;
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -117,15 +119,16 @@ public final class Worker implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
 
   private final Path file;
+  private final JobWriter writer;
   private final Clock clock;
   private final Terminator terminator;
   // Reason = the latched outcome; report = the ended record, once its ending is done.
   private final Lifecycle<WorkerStatus, JobRecord> life = new Lifecycle<>();
-  private final Object writeLock = new Object();
   private volatile JobRecord record;
 
   private Worker(Path file, JobRecord running, Clock clock, Terminator terminator) {
     this.file = file;
+    this.writer = new JobWriter(file);
     this.record = running;
     this.clock = clock;
     this.terminator = terminator;
@@ -247,7 +250,7 @@ public final class Worker implements AutoCloseable {
       return false;
     }
     try {
-      persist(ended);
+      writer.write(ended);
     } catch (IOException e) {
       throw new UncheckedIOException("job " + ended.jobId() + " ended " + to + "; not recorded", e);
     } finally {
@@ -272,34 +275,14 @@ public final class Worker implements AutoCloseable {
     if (ended != null) {
       // Not a daemon: the JVM must not exit (status 0) before the tree is down.
       Threads.startKeepingJvm(
-          "lifecycle-worker-" + to.name().toLowerCase(Locale.ROOT), () -> terminate(ended));
-    }
-  }
-
-  private void terminate(JobRecord ended) {
-    try {
-      LOG.warn("job {} {}: ending its process tree", ended.jobId(), ended.reason());
-      boolean recorded = persistQuietly(ended);
-      // Status goes first; a failed write gets a second chance just before the KILL.
-      terminator.terminate(recorded ? () -> {} : () -> persistQuietly(ended));
-    } finally {
-      life.complete(ended);
-    }
-  }
-
-  private boolean persistQuietly(JobRecord r) {
-    try {
-      persist(r);
-      return true;
-    } catch (IOException | RuntimeException e) {
-      LOG.error("cannot record {} for job {} in {}", r.status(), r.jobId(), file, e);
-      return false;
-    }
-  }
-
-  private void persist(JobRecord r) throws IOException {
-    synchronized (writeLock) {
-      JobFile.write(file, r);
+          "lifecycle-worker-" + to.name().toLowerCase(Locale.ROOT),
+          () -> {
+            try {
+              terminator.endTree(ended, writer);
+            } finally {
+              life.complete(ended);
+            }
+          });
     }
   }
 
@@ -451,23 +434,15 @@ public final class Worker implements AutoCloseable {
               effective,
               "");
       Worker worker = new Worker(jobFile, running, clock, t);
-      worker.persist(running);
+      worker.writer.write(running);
+      String expired = "exceeded its ceiling of " + effective;
       TimerHandle timer =
-          Guards.arm(
-              effective,
-              () -> worker.endTree(WorkerStatus.EXPIRED, "exceeded its ceiling of " + effective),
-              scheduler);
+          Guards.arm(effective, () -> worker.endTree(WorkerStatus.EXPIRED, expired), scheduler);
       worker.life.guard(timer::cancel);
       Ceilings own = ceilings != null ? ceilings : configuredCeilings();
       if (own.anyEnabled()) {
-        // Registered after the watch is set up: a job that ended meanwhile closes it at once.
-        worker.life.guard(
-            OwnTree.watch(
-                    p,
-                    own,
-                    running.jobId(),
-                    b -> worker.endTree(WorkerStatus.BREACHED, "breached " + b))
-                ::close);
+        Consumer<Breach> breached = b -> worker.endTree(WorkerStatus.BREACHED, "breached " + b);
+        worker.life.guard(OwnTree.watch(p, own, running.jobId(), breached)::close);
       }
       return worker;
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -32,31 +33,23 @@ class LifecycleTest {
       AtomicInteger cancelled = new AtomicInteger();
       life.guard(cancelled::incrementAndGet);
       CyclicBarrier together = new CyclicBarrier(2);
-      boolean[] won = new boolean[2];
-      Thread[] threads = new Thread[2];
-      for (int i = 0; i < 2; i++) {
-        int me = i;
-        threads[i] =
-            new Thread(
-                () -> {
-                  try {
-                    together.await();
-                  } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                  }
-                  won[me] = life.stop("reason " + me);
-                });
-        threads[i].start();
-      }
-      for (Thread thread : threads) {
-        thread.join();
-      }
+      FutureTask<Boolean> first = new FutureTask<>(() -> stopTogether(life, "reason 0", together));
+      FutureTask<Boolean> second = new FutureTask<>(() -> stopTogether(life, "reason 1", together));
+      new Thread(first).start();
+      new Thread(second).start();
+      boolean[] won = {first.get(), second.get()};
       assertThat(won[0] ^ won[1]).as("exactly one stop wins").isTrue();
       assertThat(life.reason()).contains(won[0] ? "reason 0" : "reason 1");
       assertThat(cancelled).hasValue(1);
       assertThat(life.stop("later")).isFalse();
       assertThat(life.reason()).contains(won[0] ? "reason 0" : "reason 1");
     }
+  }
+
+  private static boolean stopTogether(
+      Lifecycle<String, String> life, String why, CyclicBarrier together) throws Exception {
+    together.await();
+    return life.stop(why);
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.lifecycle.broker;
 
+import dev.lifecycle.internal.Lifecycle;
 import dev.lifecycle.internal.Threads;
 import dev.lifecycle.record.SessionRecord;
 import dev.lifecycle.time.IdleTracker;
@@ -36,11 +37,11 @@ final class StateMachine {
   private final ExitHook hook;
   private final GenerationFiles files = new GenerationFiles();
   private final Host host = new Host();
-  private final CompletableFuture<ShutdownReport> stopped = new CompletableFuture<>();
+  // The first trigger's reason; the report of the one pass. Its guards: the startup bound, idling.
+  private final Lifecycle<ShutdownReason, ShutdownReport> life = new Lifecycle<>();
 
   private final Object lock = new Object();
   private BrokerState state = BrokerState.NEW; // guarded by lock
-  private ShutdownReason reason; // guarded by lock
   private Listener listener; // guarded by lock
   private SessionRecord published; // guarded by lock
   private final Set<Connection> connections = new LinkedHashSet<>(); // guarded by lock
@@ -58,12 +59,13 @@ final class StateMachine {
 
   SessionRecord start() throws IOException {
     synchronized (lock) {
-      if (state != BrokerState.NEW) {
+      if (!life.start()) {
         throw new IllegalStateException("broker " + name + " already started: " + state);
       }
       state = BrokerState.STARTING;
       // Armed with the state change, so whoever sees STARTING also sees the bound.
       startupBound.arm(() -> trigger(ShutdownReason.STARTUP_OVERRUN));
+      life.guard(startupBound::cancel);
     }
     hook.install(() -> shutdown(ShutdownReason.JVM_EXIT).join());
     ShutdownReason failure = ShutdownReason.STARTUP_FAILED;
@@ -82,6 +84,7 @@ final class StateMachine {
               .scheduler(settings.scheduler)
               .onIdle(() -> trigger(ShutdownReason.IDLE))
               .build();
+      life.guard(idle::close);
       synchronized (lock) {
         if (state != BrokerState.STARTING) {
           bound.close();
@@ -131,7 +134,8 @@ final class StateMachine {
   private void checkStillStarting() throws IOException {
     synchronized (lock) {
       if (state != BrokerState.STARTING) {
-        throw new IOException("broker " + name + " was shut down while starting: " + reason);
+        throw new IOException(
+            "broker " + name + " was shut down while starting: " + life.reason().orElse(null));
       }
     }
     if (backends.lost()) {
@@ -172,25 +176,25 @@ final class StateMachine {
     synchronized (lock) {
       switch (state) {
         case SHUTTING_DOWN, STOPPED -> {
-          return stopped.copy();
+          return life.report();
         }
         case NEW -> {
           state = BrokerState.STOPPED;
-          reason = why;
+          life.stop(why);
           backends.close();
-          stopped.complete(
+          life.complete(
               new ShutdownReport(why, false, List.of(), List.of(), List.of(), Duration.ZERO));
-          return stopped.copy();
+          return life.report();
         }
         default -> {
           IdleTracker tracker = idle;
           if (why == ShutdownReason.IDLE && tracker != null && tracker.activeLeases() > 0) {
             // A client was accepted (and greeted) between the idle decision and here: it keeps
             // the broker, and the tracker re-arms when its lease closes.
-            return stopped.copy();
+            return life.report();
           }
           state = BrokerState.SHUTTING_DOWN;
-          reason = why;
+          life.stop(why); // cancels the startup bound and the idle timer
           closing = listener;
           backends.close(); // under the lock: a tree adopted from here on is refused
         }
@@ -206,14 +210,9 @@ final class StateMachine {
       }
     }
     pass.step(ShutdownPass.Step.LISTENER_CLOSED);
-    startupBound.cancel();
-    IdleTracker tracker = idle;
-    if (tracker != null) {
-      tracker.close();
-    }
     LOG.info("broker {} shutting down: {}", name, why);
     Threads.startKeepingJvm("lifecycle-broker-shutdown", () -> runPass(why, started, problems));
-    return stopped.copy();
+    return life.report();
   }
 
   private void runPass(ShutdownReason why, long started, List<String> problems) {
@@ -231,7 +230,7 @@ final class StateMachine {
     }
     OrphanedCgroup.leave(settings.platform, settings.tether);
     LOG.info("broker {} stopped: {}", name, report);
-    stopped.complete(report);
+    life.complete(report);
     hook.remove();
     if (why == ShutdownReason.STARTUP_OVERRUN) {
       startupBound.overran();
@@ -266,11 +265,11 @@ final class StateMachine {
 
   /** Completes with the report of the pass; a copy, so callers cannot complete it. */
   CompletableFuture<ShutdownReport> stopped() {
-    return stopped.copy();
+    return life.report();
   }
 
   ShutdownReport awaitStopped() {
-    return stopped.join();
+    return life.awaitReport();
   }
 
   /** What connections see of the broker. */

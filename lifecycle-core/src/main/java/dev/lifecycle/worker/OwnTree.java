@@ -1,15 +1,21 @@
 package dev.lifecycle.worker;
 
 import dev.lifecycle.guard.Breach;
+import dev.lifecycle.guard.Ceilings;
+import dev.lifecycle.guard.Enforcement;
+import dev.lifecycle.guard.watchdog.Watchdog;
 import dev.lifecycle.guard.watchdog.Watched;
 import dev.lifecycle.process.ProcessInfo;
+import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.ProcessTable;
+import dev.lifecycle.process.cgroup.CgroupCeilings;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -22,6 +28,21 @@ final class OwnTree implements Watched {
   private final long self;
   private final String label;
   private final Consumer<Breach> onBreach;
+
+  /** Has the shared watchdog hold this JVM's own tree to {@code ceilings}. */
+  static Watchdog.Registration watch(
+      ProcessPlatform platform, Ceilings ceilings, String jobId, Consumer<Breach> onBreach) {
+    long self = platform.self().pid();
+    return Watchdog.shared()
+        .watch(
+            new OwnTree(self, "worker " + jobId + " (" + self + ")", onBreach),
+            platform,
+            ceilings,
+            new Enforcement(
+                Set.of(),
+                CgroupCeilings.enabledKinds(ceilings),
+                "a worker's own tree: the watchdog"));
+  }
 
   OwnTree(long self, String label, Consumer<Breach> onBreach) {
     this.self = self;

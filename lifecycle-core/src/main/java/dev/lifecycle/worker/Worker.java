@@ -2,28 +2,24 @@ package dev.lifecycle.worker;
 
 import dev.lifecycle.guard.Breach;
 import dev.lifecycle.guard.Ceilings;
-import dev.lifecycle.guard.Enforcement;
-import dev.lifecycle.guard.watchdog.Watchdog;
 import dev.lifecycle.internal.Durations;
+import dev.lifecycle.internal.Lifecycle;
 import dev.lifecycle.internal.Setting;
 import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.ProcessPlatform;
-import dev.lifecycle.process.cgroup.CgroupCeilings;
 import dev.lifecycle.time.Guards;
 import dev.lifecycle.time.Limit;
 import dev.lifecycle.time.TimerHandle;
 import dev.lifecycle.time.TimerScheduler;
-import dev.lifecycle.tree.SelfTermination;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,10 +40,11 @@ import org.slf4j.LoggerFactory;
  * completion or failure that arrives later (typically during the grace, while the job still runs
  * through the SIGTERM sent to its tree) loses the compare-and-set and writes nothing. A thread of
  * its own (not the shared timer thread, and not a daemon, so the JVM cannot exit early) then
- * persists EXPIRED and only then ends this JVM's own tree with {@link SelfTermination}: TERM to
- * every other member, the grace, KILL, and exit with {@link #EXPIRED_EXIT_CODE}. If persisting
- * fails it is retried just before the KILL; bookkeeping never stops the kill. A completion that
- * arrives first latches {@link WorkerStatus#COMPLETED} and cancels the ceiling.
+ * persists EXPIRED and only then ends this JVM's own tree with {@link
+ * dev.lifecycle.tree.SelfTermination}: TERM to every other member, the grace, KILL, and exit with
+ * {@link #EXPIRED_EXIT_CODE}. If persisting fails it is retried just before the KILL; bookkeeping
+ * never stops the kill. A completion that arrives first latches {@link WorkerStatus#COMPLETED} and
+ * cancels the ceiling.
  *
  * <p>With {@link Builder#ceilings ceilings} (in code, else {@link #configuredCeilings()}; none by
  * default) the runaway guard's watchdog samples the worker's own tree: this JVM, its session or
@@ -122,24 +119,20 @@ public final class Worker implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
 
   private final Path file;
-  private final Limit ceiling;
+  private final JobWriter writer;
   private final Clock clock;
   private final Terminator terminator;
-  private final AtomicReference<WorkerStatus> status = new AtomicReference<>(WorkerStatus.RUNNING);
-  private final CompletableFuture<Void> terminated = new CompletableFuture<>();
-  private final Object writeLock = new Object();
+  // Reason = the latched outcome; report = the ended record, once its ending is done.
+  private final Lifecycle<WorkerStatus, JobRecord> life = new Lifecycle<>();
   private volatile JobRecord record;
-  private volatile TimerHandle ceilingTimer = TimerHandle.NONE;
-  private volatile Watchdog.Registration guard = NOT_GUARDED;
-
-  private static final Watchdog.Registration NOT_GUARDED = () -> {};
 
   private Worker(Path file, JobRecord running, Clock clock, Terminator terminator) {
     this.file = file;
+    this.writer = new JobWriter(file);
     this.record = running;
-    this.ceiling = running.ceiling();
     this.clock = clock;
     this.terminator = terminator;
+    life.start();
   }
 
   /**
@@ -184,11 +177,7 @@ public final class Worker implements AutoCloseable {
     } else {
       fail(failure);
     }
-    WorkerStatus ended = status.get();
-    if (ended == WorkerStatus.EXPIRED || ended == WorkerStatus.BREACHED) {
-      terminated.join(); // in production the JVM exits before this returns
-    }
-    return status.get();
+    return life.awaitReport().status(); // after an expiry the JVM exits before this returns
   }
 
   /**
@@ -228,7 +217,7 @@ public final class Worker implements AutoCloseable {
    * @return {@link WorkerStatus#RUNNING} until an outcome is latched, then that outcome
    */
   public WorkerStatus status() {
-    return status.get();
+    return life.reason().orElse(WorkerStatus.RUNNING);
   }
 
   /**
@@ -256,77 +245,45 @@ public final class Worker implements AutoCloseable {
   }
 
   private boolean latch(WorkerStatus to, String reason) {
-    if (!status.compareAndSet(WorkerStatus.RUNNING, to)) {
+    JobRecord ended = end(to, reason);
+    if (ended == null) {
       return false;
     }
-    ceilingTimer.cancel();
-    guard.close();
-    JobRecord ended = record.end(to, clock.instant(), reason);
-    record = ended;
     try {
-      persist(ended);
+      writer.write(ended);
     } catch (IOException e) {
       throw new UncheckedIOException("job " + ended.jobId() + " ended " + to + "; not recorded", e);
+    } finally {
+      life.complete(ended);
     }
     return true;
   }
 
-  /** On the timer thread: latch, then hand the blocking work to a thread of its own. */
-  private void expire() {
-    if (!status.compareAndSet(WorkerStatus.RUNNING, WorkerStatus.EXPIRED)) {
-      return; // a completion or failure won
+  /** Latches {@code to} (cancelling the ceiling and the watch); null if another outcome won. */
+  private JobRecord end(WorkerStatus to, String reason) {
+    if (!life.stop(to)) {
+      return null;
     }
-    guard.close();
-    JobRecord expired =
-        record.end(WorkerStatus.EXPIRED, clock.instant(), "exceeded its ceiling of " + ceiling);
-    record = expired;
-    // Not a daemon: the JVM must not exit (status 0) before the tree is down.
-    Threads.startKeepingJvm("lifecycle-worker-expiry", () -> terminate(expired));
+    JobRecord ended = record.end(to, clock.instant(), reason);
+    record = ended;
+    return ended;
   }
 
-  /** On the watchdog's thread: latch, then end the tree as an expiry does. */
-  private void breach(Breach breach) {
-    if (!status.compareAndSet(WorkerStatus.RUNNING, WorkerStatus.BREACHED)) {
-      return;
+  /** On the timer or the watchdog's thread: latch, then end the tree on a thread of its own. */
+  private void endTree(WorkerStatus to, String reason) {
+    JobRecord ended = end(to, reason);
+    if (ended != null) {
+      // Not a daemon: the JVM must not exit (status 0) before the tree is down.
+      Threads.startKeepingJvm(
+          "lifecycle-worker-" + to.name().toLowerCase(Locale.ROOT),
+          () -> {
+            try {
+              terminator.endTree(ended, writer);
+            } finally {
+              life.complete(ended);
+            }
+          });
     }
-    ceilingTimer.cancel();
-    guard.close();
-    JobRecord breached = record.end(WorkerStatus.BREACHED, clock.instant(), "breached " + breach);
-    record = breached;
-    Threads.startKeepingJvm("lifecycle-worker-breach", () -> terminate(breached));
-  }
-
-  private void terminate(JobRecord expired) {
-    try {
-      LOG.warn("job {} {}: ending its process tree", expired.jobId(), expired.reason());
-      boolean recorded = persistQuietly(expired);
-      // Status goes first; a failed write gets a second chance just before the KILL.
-      terminator.terminate(recorded ? () -> {} : () -> persistQuietly(expired));
-    } finally {
-      terminated.complete(null);
-    }
-  }
-
-  private boolean persistQuietly(JobRecord r) {
-    try {
-      persist(r);
-      return true;
-    } catch (IOException | RuntimeException e) {
-      LOG.error("cannot record {} for job {} in {}", r.status(), r.jobId(), file, e);
-      return false;
-    }
-  }
-
-  private void persist(JobRecord r) throws IOException {
-    synchronized (writeLock) {
-      JobFile.write(file, r);
-    }
-  }
-
-  /** Ends this JVM's tree and the JVM; replaced in tests. */
-  @FunctionalInterface
-  interface Terminator {
-    void terminate(Runnable beforeKill);
   }
 
   /** Builds and starts a {@link Worker}. */
@@ -465,7 +422,8 @@ public final class Worker implements AutoCloseable {
       ProcessPlatform p = platform != null ? platform : ProcessPlatform.get();
       Limit effective = CEILING.resolve(ceiling, properties, environment);
       Duration effectiveGrace = GRACE.resolve(grace, properties, environment);
-      Terminator t = terminator != null ? terminator : selfTermination(p, effectiveGrace, exitCode);
+      Terminator t =
+          terminator != null ? terminator : Terminator.selfTermination(p, effectiveGrace, exitCode);
       JobRecord running =
           new JobRecord(
               jobId != null ? jobId : jobFile.getFileName().toString(),
@@ -476,38 +434,17 @@ public final class Worker implements AutoCloseable {
               effective,
               "");
       Worker worker = new Worker(jobFile, running, clock, t);
-      worker.persist(running);
-      worker.ceilingTimer = Guards.arm(effective, worker::expire, scheduler);
+      worker.writer.write(running);
+      String expired = "exceeded its ceiling of " + effective;
+      TimerHandle timer =
+          Guards.arm(effective, () -> worker.endTree(WorkerStatus.EXPIRED, expired), scheduler);
+      worker.life.guard(timer::cancel);
       Ceilings own = ceilings != null ? ceilings : configuredCeilings();
       if (own.anyEnabled()) {
-        long self = p.self().pid();
-        worker.guard =
-            Watchdog.shared()
-                .watch(
-                    new OwnTree(
-                        self, "worker " + running.jobId() + " (" + self + ")", worker::breach),
-                    p,
-                    own,
-                    new Enforcement(
-                        Set.of(),
-                        CgroupCeilings.enabledKinds(own),
-                        "a worker's own tree: the watchdog"));
-        if (worker.status.get() != WorkerStatus.RUNNING) {
-          worker.guard.close(); // ended while the watch was being set up
-        }
+        Consumer<Breach> breached = b -> worker.endTree(WorkerStatus.BREACHED, "breached " + b);
+        worker.life.guard(OwnTree.watch(p, own, running.jobId(), breached)::close);
       }
       return worker;
-    }
-
-    private static Terminator selfTermination(ProcessPlatform p, Duration grace, int code) {
-      return beforeKill ->
-          SelfTermination.builder()
-              .platform(p)
-              .grace(grace)
-              .exitCode(code)
-              .beforeKill(beforeKill, Duration.ofSeconds(2))
-              .build()
-              .terminateAndExit();
     }
   }
 }

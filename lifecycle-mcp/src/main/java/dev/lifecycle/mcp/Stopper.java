@@ -1,5 +1,6 @@
 package dev.lifecycle.mcp;
 
+import dev.lifecycle.internal.Lifecycle;
 import dev.lifecycle.internal.Threads;
 import dev.lifecycle.tree.ProcessTree;
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCResponse;
@@ -7,7 +8,6 @@ import io.modelcontextprotocol.spec.McpTransportException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -15,9 +15,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one shutdown of a running server, once its reason is decided: cancel the limits, fail the
- * requests in flight, tell the client why, run the {@link Ladder}, release the tree from the tether
- * and complete the report.
+ * The one shutdown of a running server, once its reason is decided (its limits are cancelled): fail
+ * the requests in flight, tell the client why, run the {@link Ladder}, release the tree from the
+ * tether and complete the report.
  */
 record Stopper(
     Running running,
@@ -25,14 +25,14 @@ record Stopper(
     ShutdownReason reason,
     String why,
     List<InFlight.Request> pending,
-    CompletableFuture<StdioShutdownReport> report)
+    Lifecycle<?, StdioShutdownReport> life)
     implements Runnable {
   // Under the transport's name, where users configure its logging.
   private static final Logger LOG = LoggerFactory.getLogger(SupervisedStdioClientTransport.class);
   private static final Duration STDERR_DRAIN = Duration.ofMillis(300);
   private static final Duration LEADER_EXIT_WAIT = Duration.ofMillis(250);
 
-  /** Runs the shutdown on a thread of its own; it completes {@link #report} with its outcome. */
+  /** Runs the shutdown on a thread of its own; it completes {@link #life}'s report. */
   void start() {
     // Not a daemon: an escalation under way must finish even if the JVM is exiting.
     Threads.startKeepingJvm("lifecycle-mcp-shutdown-" + running.pid(), this);
@@ -41,9 +41,6 @@ record Stopper(
   @Override
   public void run() {
     try {
-      running.startupGuard.cancel();
-      running.wallClockGuard.cancel();
-      running.idle.close();
       if (reason == ShutdownReason.SERVER_EXITED) {
         awaitExit(running.tree); // stdout closes just before the exit: let the error carry the code
       }
@@ -59,9 +56,9 @@ record Stopper(
       StdioShutdownReport result = Ladder.run(running.tree, ladder, reason, cause);
       running.binding.close();
       running.stdin.shutdownNow();
-      report.complete(result);
+      life.complete(result);
     } catch (Throwable t) {
-      report.completeExceptionally(t);
+      life.fail(t);
       throw t;
     }
   }

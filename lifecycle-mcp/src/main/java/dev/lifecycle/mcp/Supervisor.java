@@ -1,5 +1,6 @@
 package dev.lifecycle.mcp;
 
+import dev.lifecycle.internal.Lifecycle;
 import dev.lifecycle.mcp.StdioShutdownReport.Step;
 import dev.lifecycle.tether.Tether;
 import dev.lifecycle.tree.ProcessTree;
@@ -28,23 +29,16 @@ final class Supervisor {
   // Under the transport's name, where users configure its logging.
   private static final Logger LOG = LoggerFactory.getLogger(SupervisedStdioClientTransport.class);
 
-  private enum State {
-    NEW,
-    RUNNING,
-    STOPPING
-  }
+  /** Why the transport stopped: the first stop's reason, its text and the error behind it. */
+  private record Stop(ShutdownReason reason, String why, Throwable cause) {}
 
   private record Early(JSONRPCMessage message, CompletableFuture<Void> written) {}
 
   private final Settings settings;
   private final StderrTail stderrTail = new StderrTail();
-  private final CompletableFuture<StdioShutdownReport> report = new CompletableFuture<>();
+  private final Lifecycle<Stop, StdioShutdownReport> life = new Lifecycle<>();
 
   private final Object lock = new Object();
-  private State state = State.NEW; // guarded by lock
-  private ShutdownReason stopReason; // guarded by lock, set once with STOPPING
-  private String stopWhy; // guarded by lock
-  private Throwable stopCause; // guarded by lock
   // Messages sent before connect finished (the SDK sends initialize right after subscribing to
   // connect), written in order once the server runs. Guarded by lock.
   private final List<Early> early = new ArrayList<>();
@@ -60,12 +54,12 @@ final class Supervisor {
 
   void start(Function<Mono<JSONRPCMessage>, Mono<JSONRPCMessage>> handler) {
     synchronized (lock) {
-      if (state != State.NEW) {
+      if (!life.start()) {
         throw new McpTransportException(
-            state == State.RUNNING
+            isRunning()
                 ? "this transport is connected already (one server per transport)"
                 : "this transport was shut down: " + stoppedText(),
-            stopCause);
+            stopCause());
       }
       Tether.BoundTree bound;
       try {
@@ -85,9 +79,11 @@ final class Supervisor {
       }
       Running started = new Running(this, settings, bound, handler);
       running = started;
-      state = State.RUNNING;
+      life.guard(started.startupGuard::cancel);
+      life.guard(started.wallClockGuard::cancel);
+      life.guard(started.idle::close);
       started.start();
-      if (state != State.RUNNING) { // the server exited already: nothing can be written
+      if (!isRunning()) { // the server exited already: nothing can be written
         failEarly();
       }
       for (Early message : early) {
@@ -104,12 +100,12 @@ final class Supervisor {
 
   Mono<Void> send(JSONRPCMessage message) {
     synchronized (lock) {
-      if (state == State.NEW) {
+      if (isNew()) {
         CompletableFuture<Void> written = new CompletableFuture<>();
         early.add(new Early(message, written));
         return Mono.fromFuture(written);
       }
-      if (state != State.RUNNING) {
+      if (!isRunning()) {
         return Mono.error(notRunning());
       }
       return running.stdin.write(message);
@@ -124,32 +120,25 @@ final class Supervisor {
     Running stopping;
     List<InFlight.Request> pending;
     synchronized (lock) {
-      if (state == State.STOPPING) {
-        return report.copy();
-      }
-      if (state == State.NEW) {
+      if (isNew()) {
         neverStarted(reason, why, cause);
-        return report.copy();
+        return life.report();
       }
-      state = State.STOPPING;
-      stopReason = reason;
-      stopWhy = why;
-      stopCause = cause;
+      if (!life.stop(new Stop(reason, why, cause))) { // cancels the limits' guards
+        return life.report();
+      }
       stopping = running;
       pending = stopping.inFlight.drainOutgoing();
     }
-    new Stopper(stopping, settings.ladder(), reason, why, pending, report).start();
-    return report.copy();
+    new Stopper(stopping, settings.ladder(), reason, why, pending, life).start();
+    return life.report();
   }
 
   // Called with the lock held: the transport stops before its server ran.
   private void neverStarted(ShutdownReason reason, String why, Throwable cause) {
-    state = State.STOPPING;
-    stopReason = reason;
-    stopWhy = why;
-    stopCause = cause;
+    life.stop(new Stop(reason, why, cause));
     failEarly();
-    report.complete(
+    life.complete(
         new StdioShutdownReport(
             reason,
             Step.NEVER_STARTED,
@@ -162,19 +151,27 @@ final class Supervisor {
   // Called with the lock held, once the transport stopped before it ran.
   private void failEarly() {
     for (Early message : early) {
-      message.written().completeExceptionally(new McpTransportException(stoppedText(), stopCause));
+      message
+          .written()
+          .completeExceptionally(new McpTransportException(stoppedText(), stopCause()));
     }
     early.clear();
   }
 
   CompletableFuture<StdioShutdownReport> onShutdown() {
-    return report.copy();
+    return life.report();
   }
 
   boolean isRunning() {
-    synchronized (lock) {
-      return state == State.RUNNING;
-    }
+    return life.isStarted() && life.reason().isEmpty();
+  }
+
+  private boolean isNew() {
+    return !life.isStarted() && life.reason().isEmpty();
+  }
+
+  private Throwable stopCause() {
+    return life.reason().map(Stop::cause).orElse(null);
   }
 
   /** The server, once connect started it; empty before (or when it could not start). */
@@ -184,13 +181,13 @@ final class Supervisor {
 
   McpTransportException notRunning() {
     synchronized (lock) {
-      return new McpTransportException(stoppedText(), stopCause);
+      return new McpTransportException(stoppedText(), stopCause());
     }
   }
 
   // Called with the lock held.
   private String stoppedText() {
-    if (state == State.NEW) {
+    if (isNew()) {
       return "MCP server not started: connect first";
     }
     ServerParameters params = settings.params();
@@ -203,10 +200,11 @@ final class Supervisor {
       out.append(" (pid ").append(current.leader().pid()).append(')');
     }
     out.append(": ");
-    if (stopReason == ShutdownReason.CLOSED || stopReason == null) {
+    Stop stop = life.reason().orElse(null);
+    if (stop == null || stop.reason() == ShutdownReason.CLOSED) {
       return out.append("the transport was closed").toString();
     }
-    out.append(stopReason).append(", ").append(stopWhy);
+    out.append(stop.reason()).append(", ").append(stop.why());
     if (current != null && !current.leader().isAlive()) {
       try {
         out.append(" (exit code ").append(current.leader().exitValue()).append(')');

@@ -38,14 +38,13 @@ final class Orphans implements OrphanEnding.Engine<TerminationReport> {
     ForeignLeader leader = new ForeignLeader(anyMember, "");
     TreeOptions options = TreeOptions.defaults();
     Signaller signaller = new Signaller(platform, anyMember, -1, false);
-    return new Termination(
-            new CgroupMembership(platform, c, leader, signaller, options),
+    return Termination.byCgroup(
+            platform,
+            c,
+            leader,
             signaller,
             grace,
             options,
-            null,
-            Duration.ZERO,
-            leader,
             "cgroup " + cgroup + " left behind by its owner",
             label)
         .run();
@@ -66,15 +65,13 @@ final class Orphans implements OrphanEnding.Engine<TerminationReport> {
     Scope scope = new Scope(oldest, true, -1, false, -1, cookie);
     TreeOptions options = TreeOptions.defaults();
     Signaller signaller = new Signaller(platform, oldest, -1, false);
-    return new Termination(
-            new SessionMembership(
-                platform, new TreeScanner(platform, scope), signaller, grace, options),
+    return Termination.byScans(
+            platform,
+            new TreeScanner(platform, scope),
+            null,
             signaller,
             grace,
             options,
-            null,
-            Duration.ZERO,
-            null,
             "SESSION tier: members by cookie, left behind by their owner",
             label)
         .run();

@@ -3,7 +3,6 @@ package dev.lifecycle.tree;
 import dev.lifecycle.guard.Breach;
 import dev.lifecycle.guard.Enforcement;
 import dev.lifecycle.guard.watchdog.Watchdog;
-import dev.lifecycle.internal.Backoff;
 import dev.lifecycle.internal.LazyLogger;
 import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.ContainmentTier;
@@ -19,9 +18,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -65,16 +62,12 @@ import java.util.function.Consumer;
 public final class ProcessTree implements AutoCloseable {
   private static final LazyLogger LOG = LazyLogger.of(ProcessTree.class);
 
-  private static final Duration FIRST_EXIT_POLL = Duration.ofMillis(20);
-  private static final Duration MAX_EXIT_POLL = Duration.ofSeconds(1);
-
   private final ProcessPlatform platform;
   private final SupervisedProcess leader;
   private final TreeOptions options;
   private final TreeScanner scanner;
   private final boolean groupSignals;
-  private final CompletableFuture<ProcessTree> exit = new CompletableFuture<>();
-  private final AtomicBoolean watching = new AtomicBoolean();
+  private final TreeExit exit;
   private final AtomicBoolean detached = new AtomicBoolean();
   private final AtomicReference<CompletableFuture<TerminationReport>> termination =
       new AtomicReference<>();
@@ -111,6 +104,7 @@ public final class ProcessTree implements AutoCloseable {
             leader.isSessionLeader() ? leader.pid() : -1,
             leader.treeCookie());
     this.scanner = new TreeScanner(platform, scope);
+    this.exit = new TreeExit(this, leader, scanner, cgroup.isPresent());
     // The cgroup goes as soon as it is empty, terminate() or not: nothing of ours stays behind.
     cgroup.ifPresent(
         c -> {
@@ -118,12 +112,11 @@ public final class ProcessTree implements AutoCloseable {
           c.onEmpty()
               .thenRun(
                   () -> {
-                    exit.complete(this);
+                    exit.complete();
                     CgroupRemoval.removeQuietly(c);
                   });
         });
-    this.guard =
-        GuardedTree.watch(platform, scanner, cgroup, options, enforcement, this, reportLabel());
+    this.guard = GuardedTree.watch(platform, scanner, cgroup, options, enforcement, this, label());
   }
 
   /** The watchdog's way to end the tree: the breach becomes the report's reason. */
@@ -338,30 +331,7 @@ public final class ProcessTree implements AutoCloseable {
    * @return a new future per call, completed with this tree
    */
   public CompletableFuture<ProcessTree> onExit() {
-    if (cgroup.isEmpty() && watching.compareAndSet(false, true)) {
-      leader.onExit().whenComplete((p, t) -> poll(Backoff.of(FIRST_EXIT_POLL, MAX_EXIT_POLL)));
-    }
-    return exit.copy();
-  }
-
-  private void poll(Backoff backoff) {
-    if (exit.isDone()) {
-      return;
-    }
-    try {
-      // The cheap scan decides "still running"; only an empty one is confirmed with the cookie.
-      // A process caught inside execve carries no readable cookie yet: not empty until settled.
-      if (scanner.scan(false).view().isEmpty()) {
-        TreeScanner.Scan confirmed = scanner.scan(true);
-        if (confirmed.view().isEmpty() && !confirmed.unsettled()) {
-          exit.complete(this);
-          return;
-        }
-      }
-    } catch (RuntimeException e) {
-      LOG.warn("cannot scan process tree {}; retrying", leader.pid(), e);
-    }
-    TreeScheduler.get().schedule(() -> poll(backoff), backoff.nextNanos(), TimeUnit.NANOSECONDS);
+    return exit.future();
   }
 
   /**
@@ -407,29 +377,15 @@ public final class ProcessTree implements AutoCloseable {
   private void run(CompletableFuture<TerminationReport> result, Duration grace) {
     guard.close();
     try {
-      Scope scope = scanner.scope();
       Signaller signaller =
-          new Signaller(platform, leader.identity(), scope.groupId(), groupSignals);
-      CgroupMembership byCgroup =
+          new Signaller(platform, leader.identity(), scanner.scope().groupId(), groupSignals);
+      Termination ending =
           cgroup.isPresent()
-              ? new CgroupMembership(platform, cgroup.get(), leader, signaller, options)
-              : null;
-      Termination.Membership membership =
-          byCgroup != null
-              ? byCgroup
-              : new SessionMembership(platform, scanner, signaller, grace, options);
-      TerminationReport report =
-          new Termination(
-                  membership,
-                  signaller,
-                  grace,
-                  options,
-                  null,
-                  Duration.ZERO,
-                  leader,
-                  tierReason,
-                  reportLabel())
-              .run();
+              ? Termination.byCgroup(
+                  platform, cgroup.get(), leader, signaller, grace, options, tierReason, label())
+              : Termination.byScans(
+                  platform, scanner, leader, signaller, grace, options, tierReason, label());
+      TerminationReport report = ending.run();
       Breach cause = breach.get();
       report = cause == null ? report : report.withBreach(cause);
       // Only what was seen left is logged, not the SESSION tier's standing blind spot: a clean
@@ -437,11 +393,10 @@ public final class ProcessTree implements AutoCloseable {
       if (!report.noSurvivorSeen()) {
         LOG.warn("tree {} not proven gone: {}", leader.pid(), report);
       }
-      AdoptedZombies.reap(
-          platform, sessionId(), report, byCgroup != null ? byCgroup.seen() : Set.of());
+      AdoptedZombies.reap(platform, sessionId(), report, ending.seenInCgroup());
       result.complete(report);
       if (report.noSurvivorSeen()) { // what the SESSION tier's own onExit polling also waits for
-        exit.complete(this);
+        exit.complete();
       }
     } catch (Throwable t) {
       result.completeExceptionally(t);
@@ -450,7 +405,7 @@ public final class ProcessTree implements AutoCloseable {
   }
 
   /** {@code <pid> (<command>)}; by concat, not {@code +}: no invokedynamic to link at close. */
-  private String reportLabel() {
+  private String label() {
     return Long.toString(leader.pid()).concat(" (").concat(leaderText).concat(")");
   }
 

@@ -2,9 +2,13 @@ package dev.lifecycle.tree;
 
 import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.ContainmentTier;
+import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.SupervisedProcess;
+import dev.lifecycle.process.cgroup.Cgroup;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -123,6 +127,55 @@ final class Termination {
     this.leader = leader;
     this.tierReason = tierReason;
     this.leaderText = leaderText;
+  }
+
+  /** A termination of the members of {@code cgroup}, with no step before SIGKILL. */
+  static Termination byCgroup(
+      ProcessPlatform platform,
+      Cgroup cgroup,
+      SupervisedProcess leader,
+      Signaller signaller,
+      Duration grace,
+      TreeOptions options,
+      String tierReason,
+      String leaderText) {
+    return new Termination(
+        new CgroupMembership(platform, cgroup, leader, signaller, options),
+        signaller,
+        grace,
+        options,
+        null,
+        Duration.ZERO,
+        leader,
+        tierReason,
+        leaderText);
+  }
+
+  /** A termination of what {@code scanner} finds, with no step before SIGKILL. */
+  static Termination byScans(
+      ProcessPlatform platform,
+      TreeScanner scanner,
+      SupervisedProcess leader,
+      Signaller signaller,
+      Duration grace,
+      TreeOptions options,
+      String tierReason,
+      String leaderText) {
+    return new Termination(
+        new SessionMembership(platform, scanner, signaller, grace, options),
+        signaller,
+        grace,
+        options,
+        null,
+        Duration.ZERO,
+        leader,
+        tierReason,
+        leaderText);
+  }
+
+  /** The cgroup members the run saw; empty in the SESSION tier. */
+  Set<ProcessIdentity> seenInCgroup() {
+    return membership instanceof CgroupMembership c ? c.seen() : Set.of();
   }
 
   TerminationReport run() {

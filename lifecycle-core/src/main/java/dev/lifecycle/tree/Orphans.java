@@ -38,13 +38,12 @@ final class Orphans implements OrphanEnding.Engine<TerminationReport> {
     ForeignLeader leader = new ForeignLeader(anyMember, "");
     TreeOptions options = TreeOptions.defaults();
     Signaller signaller = new Signaller(platform, anyMember, -1, false);
-    return Termination.byCgroup(
-            platform,
-            c,
-            leader,
+    return Termination.of(
+            new CgroupMembership(platform, c, leader, signaller, options),
             signaller,
             grace,
             options,
+            leader,
             "cgroup " + cgroup + " left behind by its owner",
             label)
         .run();
@@ -65,13 +64,13 @@ final class Orphans implements OrphanEnding.Engine<TerminationReport> {
     Scope scope = new Scope(oldest, true, -1, false, -1, cookie);
     TreeOptions options = TreeOptions.defaults();
     Signaller signaller = new Signaller(platform, oldest, -1, false);
-    return Termination.byScans(
-            platform,
-            new TreeScanner(platform, scope),
-            null,
+    return Termination.of(
+            new SessionMembership(
+                platform, new TreeScanner(platform, scope), signaller, grace, options),
             signaller,
             grace,
             options,
+            null,
             "SESSION tier: members by cookie, left behind by their owner",
             label)
         .run();

@@ -379,12 +379,12 @@ public final class ProcessTree implements AutoCloseable {
     try {
       Signaller signaller =
           new Signaller(platform, leader.identity(), scanner.scope().groupId(), groupSignals);
-      Termination ending =
+      Termination.Membership membership =
           cgroup.isPresent()
-              ? Termination.byCgroup(
-                  platform, cgroup.get(), leader, signaller, grace, options, tierReason, label())
-              : Termination.byScans(
-                  platform, scanner, leader, signaller, grace, options, tierReason, label());
+              ? new CgroupMembership(platform, cgroup.get(), leader, signaller, options)
+              : new SessionMembership(platform, scanner, signaller, grace, options);
+      Termination ending =
+          Termination.of(membership, signaller, grace, options, leader, tierReason, label());
       TerminationReport report = ending.run();
       Breach cause = breach.get();
       report = cause == null ? report : report.withBreach(cause);

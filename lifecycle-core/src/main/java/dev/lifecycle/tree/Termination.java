@@ -3,9 +3,7 @@ package dev.lifecycle.tree;
 import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.ContainmentTier;
 import dev.lifecycle.process.ProcessIdentity;
-import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.SupervisedProcess;
-import dev.lifecycle.process.cgroup.Cgroup;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -129,48 +127,17 @@ final class Termination {
     this.leaderText = leaderText;
   }
 
-  /** A termination of the members of {@code cgroup}, with no step before SIGKILL. */
-  static Termination byCgroup(
-      ProcessPlatform platform,
-      Cgroup cgroup,
-      SupervisedProcess leader,
+  /** A termination with no step before SIGKILL: what a tree's close and an orphans' sweep run. */
+  static Termination of(
+      Membership membership,
       Signaller signaller,
       Duration grace,
       TreeOptions options,
-      String tierReason,
-      String leaderText) {
-    return new Termination(
-        new CgroupMembership(platform, cgroup, leader, signaller, options),
-        signaller,
-        grace,
-        options,
-        null,
-        Duration.ZERO,
-        leader,
-        tierReason,
-        leaderText);
-  }
-
-  /** A termination of what {@code scanner} finds, with no step before SIGKILL. */
-  static Termination byScans(
-      ProcessPlatform platform,
-      TreeScanner scanner,
       SupervisedProcess leader,
-      Signaller signaller,
-      Duration grace,
-      TreeOptions options,
       String tierReason,
       String leaderText) {
     return new Termination(
-        new SessionMembership(platform, scanner, signaller, grace, options),
-        signaller,
-        grace,
-        options,
-        null,
-        Duration.ZERO,
-        leader,
-        tierReason,
-        leaderText);
+        membership, signaller, grace, options, null, Duration.ZERO, leader, tierReason, leaderText);
   }
 
   /** The cgroup members the run saw; empty in the SESSION tier. */

@@ -190,7 +190,9 @@ class LeftoversTest {
       wanted.add(a.detached);
     }
     ids.addAll(wanted);
-    return own.awaitFound(wanted);
+    return own.awaitFound(
+        wanted,
+        found -> members(found, a.trees).size() >= 6 && members(found, b.trees).size() >= 6);
   }
 
   private static List<ProcessIdentity> members(List<FoundTree> trees, List<String> ids) {

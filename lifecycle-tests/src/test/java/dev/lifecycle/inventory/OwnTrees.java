@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
@@ -66,16 +67,16 @@ final class OwnTrees implements BeforeEachCallback, AfterEachCallback {
   }
 
   /**
-   * Takes inventory until every tree named {@code wanted} is found, within the bound.
-   *
-   * @return the take that found them all
+   * Takes inventories until every tree in {@code wanted} is found and {@code settled} holds: a tree
+   * is listed as soon as its first member runs, before its script has forked the rest.
    */
-  List<FoundTree> awaitFound(Collection<String> wanted) {
+  List<FoundTree> awaitFound(Collection<String> wanted, Predicate<List<FoundTree>> settled) {
     return Await.until(
         bound,
-        "every tree found: " + wanted,
+        "every tree found and settled: " + wanted,
         () -> take(inventory),
-        found -> found.stream().map(FoundTree::id).toList().containsAll(wanted));
+        found ->
+            found.stream().map(FoundTree::id).toList().containsAll(wanted) && settled.test(found));
   }
 
   private static List<FoundTree> take(Inventory inventory) {

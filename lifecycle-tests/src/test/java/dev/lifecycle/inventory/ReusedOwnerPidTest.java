@@ -85,7 +85,7 @@ class ReusedOwnerPidTest {
     ProcessIdentity sidecar = procs.track(tetherPid);
     ProcessIdentity owner = ProcFs.identity(doomed.pid()).orElseThrow();
 
-    List<FoundTree> before = own.awaitFound(trees);
+    List<FoundTree> before = own.awaitFound(trees, found -> membersOf(found, trees) >= 6);
     FoundTree tether = tetherOf(before, tetherPid).orElseThrow();
     assertThat(tether.owner().verdict()).isEqualTo(OwnerVerdict.ALIVE);
     assertThat(tether.owner().identity()).contains(owner);
@@ -173,6 +173,13 @@ class ReusedOwnerPidTest {
     }
     Requirement.unmet("pid " + pid + " was taken by another fork " + ATTEMPTS + " times");
     throw new AssertionError("unreachable");
+  }
+
+  private static long membersOf(List<FoundTree> found, List<String> trees) {
+    return found.stream()
+        .filter(t -> trees.contains(t.id()))
+        .mapToLong(t -> t.members().size())
+        .sum();
   }
 
   private static Optional<FoundTree> tetherOf(List<FoundTree> trees, long pid) {

@@ -12,9 +12,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -39,7 +37,6 @@ final class CgroupMembership implements Termination.Membership {
   private final TreeOptions options;
   // Every member read but the leader: the processes whose zombies a JVM that is PID 1 reaps.
   private final Set<ProcessIdentity> seen = new HashSet<>();
-  private final Map<Long, TreeMember> escapees = new LinkedHashMap<>();
   private boolean empty;
 
   CgroupMembership(
@@ -122,9 +119,7 @@ final class CgroupMembership implements Termination.Membership {
         seen.add(member.identity());
       }
     }
-    for (TreeMember escapee : view.escapees()) {
-      escapees.putIfAbsent(escapee.pid(), escapee);
-    }
+    signaller.escaped(view.escapees());
     return view;
   }
 
@@ -201,11 +196,6 @@ final class CgroupMembership implements Termination.Membership {
       signaller.problem(e.getMessage());
       LOG.debug("cannot remove {}", cgroup, e);
     }
-  }
-
-  @Override
-  public List<TreeMember> escapees() {
-    return new ArrayList<>(escapees.values());
   }
 
   @Override

@@ -3,7 +3,7 @@ package dev.lifecycle.tree;
 import dev.lifecycle.guard.Breach;
 import dev.lifecycle.guard.Enforcement;
 import dev.lifecycle.guard.watchdog.Watchdog;
-import dev.lifecycle.internal.Backoff;
+import dev.lifecycle.internal.DetachMarks;
 import dev.lifecycle.internal.LazyLogger;
 import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.ContainmentTier;
@@ -16,12 +16,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -60,21 +60,17 @@ import java.util.function.Consumer;
  * kernel's, termination ends in {@code cgroup.kill}, {@link #onExit()} fires on {@code populated
  * 0}, and the cgroup is removed once empty. Otherwise ({@link ContainmentTier#SESSION}) membership
  * is session, group, parentage and cookie, and reports are never complete: they say what that
- * cannot prove. {@link #tierReason()} says why. Thread-safe.
+ * cannot prove. {@link #tierReason()} says why.
  */
 public final class ProcessTree implements AutoCloseable {
   private static final LazyLogger LOG = LazyLogger.of(ProcessTree.class);
-
-  private static final Duration FIRST_EXIT_POLL = Duration.ofMillis(20);
-  private static final Duration MAX_EXIT_POLL = Duration.ofSeconds(1);
 
   private final ProcessPlatform platform;
   private final SupervisedProcess leader;
   private final TreeOptions options;
   private final TreeScanner scanner;
   private final boolean groupSignals;
-  private final CompletableFuture<ProcessTree> exit = new CompletableFuture<>();
-  private final AtomicBoolean watching = new AtomicBoolean();
+  private final TreeExit exit;
   private final AtomicBoolean detached = new AtomicBoolean();
   private final AtomicReference<CompletableFuture<TerminationReport>> termination =
       new AtomicReference<>();
@@ -100,28 +96,9 @@ public final class ProcessTree implements AutoCloseable {
     this.cgroup = cgroup;
     this.tierReason = tierReason;
     this.leaderText = leaderText;
-    boolean ownGroup = leader.processGroupId() > 0;
-    this.groupSignals = ownGroup && platform.capabilities().groupSignals();
-    Scope scope =
-        new Scope(
-            leader.identity(),
-            true,
-            ownGroup ? leader.processGroupId() : platform.selfProcessGroup(),
-            ownGroup,
-            leader.isSessionLeader() ? leader.pid() : -1,
-            leader.treeCookie());
-    this.scanner = new TreeScanner(platform, scope);
-    // The cgroup goes as soon as it is empty, terminate() or not: nothing of ours stays behind.
-    cgroup.ifPresent(
-        c -> {
-          CgroupRemoval.track(c);
-          c.onEmpty()
-              .thenRun(
-                  () -> {
-                    exit.complete(this);
-                    CgroupRemoval.removeQuietly(c);
-                  });
-        });
+    this.groupSignals = leader.processGroupId() > 0 && platform.capabilities().groupSignals();
+    this.scanner = new TreeScanner(platform, Scope.of(platform, leader));
+    this.exit = new TreeExit(this, leader, scanner, cgroup);
     this.guard =
         GuardedTree.watch(platform, scanner, cgroup, options, enforcement, this, reportLabel());
   }
@@ -338,30 +315,7 @@ public final class ProcessTree implements AutoCloseable {
    * @return a new future per call, completed with this tree
    */
   public CompletableFuture<ProcessTree> onExit() {
-    if (cgroup.isEmpty() && watching.compareAndSet(false, true)) {
-      leader.onExit().whenComplete((p, t) -> poll(Backoff.of(FIRST_EXIT_POLL, MAX_EXIT_POLL)));
-    }
-    return exit.copy();
-  }
-
-  private void poll(Backoff backoff) {
-    if (exit.isDone()) {
-      return;
-    }
-    try {
-      // The cheap scan decides "still running"; only an empty one is confirmed with the cookie.
-      // A process caught inside execve carries no readable cookie yet: not empty until settled.
-      if (scanner.scan(false).view().isEmpty()) {
-        TreeScanner.Scan confirmed = scanner.scan(true);
-        if (confirmed.view().isEmpty() && !confirmed.unsettled()) {
-          exit.complete(this);
-          return;
-        }
-      }
-    } catch (RuntimeException e) {
-      LOG.warn("cannot scan process tree {}; retrying", leader.pid(), e);
-    }
-    TreeScheduler.get().schedule(() -> poll(backoff), backoff.nextNanos(), TimeUnit.NANOSECONDS);
+    return exit.onExit();
   }
 
   /**
@@ -407,29 +361,20 @@ public final class ProcessTree implements AutoCloseable {
   private void run(CompletableFuture<TerminationReport> result, Duration grace) {
     guard.close();
     try {
-      Scope scope = scanner.scope();
       Signaller signaller =
-          new Signaller(platform, leader.identity(), scope.groupId(), groupSignals);
-      CgroupMembership byCgroup =
-          cgroup.isPresent()
-              ? new CgroupMembership(platform, cgroup.get(), leader, signaller, options)
-              : null;
-      Termination.Membership membership =
-          byCgroup != null
-              ? byCgroup
-              : new SessionMembership(platform, scanner, signaller, grace, options);
-      TerminationReport report =
-          new Termination(
-                  membership,
-                  signaller,
-                  grace,
-                  options,
-                  null,
-                  Duration.ZERO,
-                  leader,
-                  tierReason,
-                  reportLabel())
-              .run();
+          new Signaller(platform, leader.identity(), scanner.scope().groupId(), groupSignals);
+      Termination termination =
+          Termination.of(
+              platform,
+              cgroup,
+              scanner,
+              leader,
+              signaller,
+              grace,
+              options,
+              tierReason,
+              reportLabel());
+      TerminationReport report = termination.run();
       Breach cause = breach.get();
       report = cause == null ? report : report.withBreach(cause);
       // Only what was seen left is logged, not the SESSION tier's standing blind spot: a clean
@@ -437,11 +382,12 @@ public final class ProcessTree implements AutoCloseable {
       if (!report.noSurvivorSeen()) {
         LOG.warn("tree {} not proven gone: {}", leader.pid(), report);
       }
-      AdoptedZombies.reap(
-          platform, sessionId(), report, byCgroup != null ? byCgroup.seen() : Set.of());
+      Set<ProcessIdentity> seen =
+          termination.membership() instanceof CgroupMembership c ? c.seen() : Set.of();
+      AdoptedZombies.reap(platform, sessionId(), report, seen);
       result.complete(report);
       if (report.noSurvivorSeen()) { // what the SESSION tier's own onExit polling also waits for
-        exit.complete(this);
+        exit.gone();
       }
     } catch (Throwable t) {
       result.completeExceptionally(t);
@@ -467,17 +413,10 @@ public final class ProcessTree implements AutoCloseable {
     if (detached.get()) {
       return;
     }
-    String key = cgroup.isPresent() ? cgroup.get().name() : cookie();
-    dev.lifecycle.internal.DetachMarks.mark(
-        key,
-        "detached at "
-            + java.time.Instant.now()
-            + " by "
-            + platform.self().pid()
-            + " "
-            + platform.self().startTime()
-            + ": "
-            + leaderText);
+    ProcessIdentity self = platform.self();
+    String by = " by " + self.pid() + " " + self.startTime() + ": " + leaderText;
+    DetachMarks.mark(
+        cgroup.isPresent() ? cgroup.get().name() : cookie(), "detached at " + Instant.now() + by);
     detached.set(true);
   }
 

@@ -81,30 +81,7 @@ public record TerminationReport(
     KILL
   }
 
-  /**
-   * Copies the collections.
-   *
-   * @param endedBy the stage that ended the tree
-   * @param processGroupId the group that was signalled as a whole, or {@code -1} when every process
-   *     was signalled on its own (no group signals on this platform, or the group was not ours)
-   * @param terminated pids sent SIGTERM: every process known to be in the group when the group was
-   *     signalled, and each process signalled by identity
-   * @param killed pids sent SIGKILL, counted the same way (in CGROUP tier: the members listed right
-   *     before {@code cgroup.kill})
-   * @param escapees processes found outside the tree's group, and how each was found
-   * @param skipped processes that were never signalled because their pid now names another process
-   * @param survivors processes still alive after SIGKILL and the bounded verification (for example
-   *     in uninterruptible sleep); empty when the tree is proven gone
-   * @param problems unexpected failures met on the way; the escalation went on regardless
-   * @param elapsed wall time from the first check to the end of the sweep
-   * @param tier the containment tier the tree had
-   * @param tierReason where the tree's cgroup was, or why the tree had no cgroup (path and errno)
-   * @param unprovable what this tier could not prove gone, each with the reason; in SESSION tier
-   *     {@link #SESSION_BLIND_SPOT} is put first when missing
-   * @param leader the leader's pid and command line, for people reading the report
-   * @param breach the ceiling whose breach ended the tree, or empty
-   * @throws NullPointerException if a component is {@code null}
-   */
+  // Copies the collections; in the SESSION tier puts SESSION_BLIND_SPOT first.
   public TerminationReport {
     Objects.requireNonNull(breach, "breach");
     Objects.requireNonNull(endedBy, "endedBy");
@@ -238,8 +215,7 @@ public record TerminationReport(
   }
 
   private static String sorted(Set<Long> pids) {
-    return pids.size() <= 12
-        ? new TreeSet<>(pids).toString()
-        : pids.size() + " pids " + new TreeSet<>(pids).first() + ".." + new TreeSet<>(pids).last();
+    TreeSet<Long> in = new TreeSet<>(pids);
+    return in.size() <= 12 ? in.toString() : in.size() + " pids " + in.first() + ".." + in.last();
   }
 }

@@ -99,8 +99,7 @@ public final class ProcessTree implements AutoCloseable {
     this.groupSignals = leader.processGroupId() > 0 && platform.capabilities().groupSignals();
     this.scanner = new TreeScanner(platform, Scope.of(platform, leader));
     this.exit = new TreeExit(this, leader, scanner, cgroup);
-    this.guard =
-        GuardedTree.watch(platform, scanner, cgroup, options, enforcement, this, reportLabel());
+    this.guard = GuardedTree.watch(platform, scanner, cgroup, options, enforcement, this, label());
   }
 
   /** The watchdog's way to end the tree: the breach becomes the report's reason. */
@@ -114,8 +113,7 @@ public final class ProcessTree implements AutoCloseable {
    *
    * @param builder the leader's command, directory, environment and redirects
    * @return the running tree, with {@link TreeOptions#defaults()}
-   * @throws IOException when the program cannot be started, or when the options require the CGROUP
-   *     tier and it is not available
+   * @throws IOException as {@link #spawn(ProcessPlatform, ProcessBuilder, TreeOptions)}
    */
   public static ProcessTree spawn(ProcessBuilder builder) throws IOException {
     return spawn(ProcessPlatform.get(), builder, TreeOptions.defaults());
@@ -127,8 +125,7 @@ public final class ProcessTree implements AutoCloseable {
    * @param builder the leader's command, directory, environment and redirects
    * @param options grace and containment of the tree
    * @return the running tree
-   * @throws IOException when the program cannot be started, or when the options require the CGROUP
-   *     tier and it is not available
+   * @throws IOException as {@link #spawn(ProcessPlatform, ProcessBuilder, TreeOptions)}
    */
   public static ProcessTree spawn(ProcessBuilder builder, TreeOptions options) throws IOException {
     return spawn(ProcessPlatform.get(), builder, options);
@@ -163,8 +160,8 @@ public final class ProcessTree implements AutoCloseable {
    * @param options grace and containment of the tree
    * @param beforeStart called with the cookie and cgroup before the leader starts
    * @return the running tree
-   * @throws IOException when the program cannot be started, or when the options require the CGROUP
-   *     tier and it is not available, or when {@code beforeStart} threw
+   * @throws IOException as {@link #spawn(ProcessPlatform, ProcessBuilder, TreeOptions)}, or when
+   *     {@code beforeStart} threw
    */
   public static ProcessTree spawn(
       ProcessPlatform platform,
@@ -283,7 +280,7 @@ public final class ProcessTree implements AutoCloseable {
       return scanner.scan(true).view();
     }
     try {
-      return CgroupMembership.view(platform, cgroup.get(), leader);
+      return TreeView.ofCgroup(platform, cgroup.get(), leader);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -363,20 +360,11 @@ public final class ProcessTree implements AutoCloseable {
     try {
       Signaller signaller =
           new Signaller(platform, leader.identity(), scanner.scope().groupId(), groupSignals);
+      signaller.endedFor(breach.get()); // set before the termination it caused was started
       Termination termination =
           Termination.of(
-              platform,
-              cgroup,
-              scanner,
-              leader,
-              signaller,
-              grace,
-              options,
-              tierReason,
-              reportLabel());
+              platform, cgroup, scanner, leader, signaller, grace, options, tierReason, label());
       TerminationReport report = termination.run();
-      Breach cause = breach.get();
-      report = cause == null ? report : report.withBreach(cause);
       // Only what was seen left is logged, not the SESSION tier's standing blind spot: a clean
       // close is the caller's to log, and the client path creates no logger.
       if (!report.noSurvivorSeen()) {
@@ -396,7 +384,7 @@ public final class ProcessTree implements AutoCloseable {
   }
 
   /** {@code <pid> (<command>)}; by concat, not {@code +}: no invokedynamic to link at close. */
-  private String reportLabel() {
+  private String label() {
     return Long.toString(leader.pid()).concat(" (").concat(leaderText).concat(")");
   }
 

@@ -164,9 +164,6 @@ final class SessionMembership implements Termination.Membership {
   }
 
   @Override
-  public void afterReap(boolean gone) {}
-
-  @Override
   public List<String> suspects() {
     return suspects;
   }

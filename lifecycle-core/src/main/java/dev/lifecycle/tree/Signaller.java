@@ -1,5 +1,6 @@
 package dev.lifecycle.tree;
 
+import dev.lifecycle.guard.Breach;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
@@ -37,8 +38,8 @@ final class Signaller {
   private final Set<ProcessIdentity> skipped = new LinkedHashSet<>();
   private final Map<ProcessIdentity, TreeMember> escapees = new LinkedHashMap<>();
   private final Set<String> problems = new LinkedHashSet<>();
+  private Optional<Breach> breach = Optional.empty();
   private boolean groupSignalled;
-  private boolean reaped;
   private boolean contUnsupported;
   private boolean interrupted;
   private long firstTerm;
@@ -100,7 +101,7 @@ final class Signaller {
    * @return whether the group was signalled
    */
   boolean group(Signal signal) {
-    if (!groupSignals || reaped) {
+    if (!groupSignals) {
       return false;
     }
     Optional<ProcessIdentity> now = platform.identify(anchor.pid());
@@ -204,6 +205,11 @@ final class Signaller {
     problems.add(text);
   }
 
+  /** Names the breach of a ceiling as what ended the tree; {@code null} for none. */
+  void endedFor(Breach cause) {
+    breach = Optional.ofNullable(cause);
+  }
+
   /** When the first TERM went out, or {@code otherwise} when none did. */
   long firstTermNanos(long otherwise) {
     return termSent ? firstTerm : otherwise;
@@ -236,7 +242,7 @@ final class Signaller {
   /** Reaps the leader once gone; last, since the group id is free from then on. */
   void reap(SupervisedProcess leader) {
     if (leader != null && platform.probe(anchor) == Liveness.GONE) {
-      reaped = leader.reap();
+      leader.reap();
     }
   }
 
@@ -268,7 +274,7 @@ final class Signaller {
         tierReason,
         membership.suspects(),
         leaderText,
-        Optional.empty());
+        breach);
   }
 
   private static Set<Long> pids(Set<ProcessIdentity> identities) {

@@ -8,8 +8,8 @@ import dev.lifecycle.process.cgroup.Cgroup;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -68,10 +68,12 @@ record Termination(
     List<TreeMember> survivors();
 
     /** Runs after the leader's reap; {@code gone} when the tree was ended and nothing survived. */
-    void afterReap(boolean gone);
+    default void afterReap(boolean gone) {}
 
     /** What this tier saw and could not rule out. */
-    List<String> suspects();
+    default List<String> suspects() {
+      return List.of();
+    }
   }
 
   /** The states, in the order a run visits them. */
@@ -196,17 +198,8 @@ record Termination(
     if (beforeKill == null) {
       return;
     }
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    Threads.startDaemon(
-        "lifecycle-before-kill",
-        () -> {
-          try {
-            beforeKill.run();
-            done.complete(null);
-          } catch (Throwable t) {
-            done.completeExceptionally(t);
-          }
-        });
+    FutureTask<Void> done = new FutureTask<>(beforeKill, null);
+    Threads.startDaemon("lifecycle-before-kill", done);
     try {
       done.get(beforeKillTimeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (ExecutionException e) {

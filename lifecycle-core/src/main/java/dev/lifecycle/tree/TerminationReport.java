@@ -98,30 +98,6 @@ public record TerminationReport(
     unprovable = withBlindSpot(tier, unprovable);
   }
 
-  /**
-   * This report, naming {@code value} as the reason the tree was ended.
-   *
-   * @param value the breach of a ceiling that ended the tree
-   * @return a copy with the breach
-   */
-  public TerminationReport withBreach(Breach value) {
-    return new TerminationReport(
-        endedBy,
-        processGroupId,
-        terminated,
-        killed,
-        escapees,
-        skipped,
-        survivors,
-        problems,
-        elapsed,
-        tier,
-        tierReason,
-        unprovable,
-        leader,
-        Optional.of(value));
-  }
-
   /** No stream: this runs at the close of an exited tree, in a cold JVM. */
   private static List<String> withBlindSpot(ContainmentTier tier, List<String> unprovable) {
     if (tier != ContainmentTier.SESSION || unprovable.contains(SESSION_BLIND_SPOT)) {

@@ -105,7 +105,7 @@ final class SessionMembership implements Termination.Membership {
   @Override
   public void awaitGone(long deadline) {
     // Processes forked or found during the grace get TERM at once and share its deadline.
-    awaitGone(deadline, Signal.TERM, true, true);
+    awaitGone(deadline, Signal.TERM, true);
   }
 
   @Override
@@ -120,7 +120,7 @@ final class SessionMembership implements Termination.Membership {
     // Probe the known members every few ms (kill 0 + pidfd, microseconds each), then one full
     // scan with the cookie confirms; full scans with backoff only if something is left.
     awaitProbedGone(last.all(), Math.min(deadline, System.nanoTime() + PROBE_WINDOW.toNanos()));
-    awaitGone(deadline, Signal.KILL, false, true);
+    awaitGone(deadline, Signal.KILL, true);
   }
 
   @Override
@@ -137,10 +137,10 @@ final class SessionMembership implements Termination.Membership {
       List<TreeMember> unwarned = signaller.needing(fresh, Signal.TERM);
       if (!unwarned.isEmpty()) {
         signaller.signal(unwarned, Signal.TERM, true);
-        awaitGone(System.nanoTime() + escapeeGrace.toNanos(), null, true, true);
+        awaitGone(System.nanoTime() + escapeeGrace.toNanos(), null, true);
       }
       signaller.signal(observe(false).all(), Signal.KILL, true);
-      awaitGone(System.nanoTime() + verifyTimeout.toNanos(), Signal.KILL, false, false);
+      awaitGone(System.nanoTime() + verifyTimeout.toNanos(), Signal.KILL, false);
     }
     return List.of();
   }
@@ -187,13 +187,13 @@ final class SessionMembership implements Termination.Membership {
   /**
    * Polls with backoff until nothing of the tree is alive or the deadline passes, sending {@code
    * signal} on the way to every live process that still needs it (newcomers; {@code null}: none).
+   * An interrupt ends a wait before the kill early: an interrupted caller wants the tree gone
+   * sooner, so it goes straight to SIGKILL.
    *
-   * @param stopOnInterrupt whether an interrupt ends the wait early (the grace: an interrupted
-   *     caller wants the tree gone sooner, so it goes straight to SIGKILL)
    * @param cookieFirst whether the first poll also searches by cookie (escapees found early)
    */
-  private void awaitGone(
-      long deadline, Signal signal, boolean stopOnInterrupt, boolean cookieFirst) {
+  private void awaitGone(long deadline, Signal signal, boolean cookieFirst) {
+    boolean stopOnInterrupt = signal != Signal.KILL;
     Backoff backoff = Backoff.of(FIRST_POLL, MAX_POLL);
     boolean withCookie = cookieFirst;
     while (!observe(withCookie).isEmpty()) {

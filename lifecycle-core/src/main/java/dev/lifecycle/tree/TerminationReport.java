@@ -163,26 +163,22 @@ public record TerminationReport(
       out.append(", group ").append(processGroupId);
     }
     out.append(", TERM ").append(sorted(terminated)).append(", KILL ").append(sorted(killed));
-    if (!escapees.isEmpty()) {
-      out.append(", escapees ").append(escapees);
-    }
-    if (!skipped.isEmpty()) {
-      out.append(", skipped (identity mismatch) ").append(skipped);
-    }
-    if (!survivors.isEmpty()) {
-      out.append(", SURVIVORS ").append(survivors);
-    }
-    if (!unprovable.isEmpty()) {
-      out.append(", NOT PROVEN ").append(unprovable);
-    }
-    if (!problems.isEmpty()) {
-      out.append(", problems ").append(problems);
-    }
+    unlessEmpty(out, ", escapees ", escapees);
+    unlessEmpty(out, ", skipped (identity mismatch) ", skipped);
+    unlessEmpty(out, ", SURVIVORS ", survivors);
+    unlessEmpty(out, ", NOT PROVEN ", unprovable);
+    unlessEmpty(out, ", problems ", problems);
     out.append(
         isComplete()
             ? ", complete"
             : noSurvivorSeen() ? ", no survivor seen, not proven" : ", INCOMPLETE");
     return out.append(']').toString();
+  }
+
+  private static void unlessEmpty(StringBuilder out, String label, List<?> items) {
+    if (!items.isEmpty()) {
+      out.append(label).append(items);
+    }
   }
 
   private static String seconds(Duration d) {

@@ -81,7 +81,26 @@ public record TerminationReport(
     KILL
   }
 
-  // Copies the collections; in the SESSION tier puts SESSION_BLIND_SPOT first.
+  /**
+   * Copies the collections; in the SESSION tier puts {@link #SESSION_BLIND_SPOT} first in {@code
+   * unprovable} when missing.
+   *
+   * @param endedBy see {@link #endedBy()}
+   * @param processGroupId see {@link #processGroupId()}
+   * @param terminated see {@link #terminated()}
+   * @param killed see {@link #killed()}
+   * @param escapees see {@link #escapees()}
+   * @param skipped see {@link #skipped()}
+   * @param survivors see {@link #survivors()}
+   * @param problems see {@link #problems()}
+   * @param elapsed see {@link #elapsed()}
+   * @param tier see {@link #tier()}
+   * @param tierReason see {@link #tierReason()}
+   * @param unprovable see {@link #unprovable()}
+   * @param leader see {@link #leader()}
+   * @param breach see {@link #breach()}
+   * @throws NullPointerException if a component is {@code null}
+   */
   public TerminationReport {
     Objects.requireNonNull(breach, "breach");
     Objects.requireNonNull(endedBy, "endedBy");

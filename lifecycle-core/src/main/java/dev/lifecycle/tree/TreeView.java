@@ -23,9 +23,8 @@ public record TreeView(List<TreeMember> members, List<TreeMember> escapees) {
   /**
    * Copies the lists.
    *
-   * @param members processes in the tree's own process group (the leader while it runs included)
-   * @param escapees processes of the tree that left its group: other group of the same session, or
-   *     another session altogether (setsid), found by session, parentage or cookie
+   * @param members see {@link #members()}
+   * @param escapees see {@link #escapees()}
    * @throws NullPointerException if a list is {@code null}
    */
   public TreeView {
@@ -34,7 +33,7 @@ public record TreeView(List<TreeMember> members, List<TreeMember> escapees) {
   }
 
   /**
-   * The live members of {@code cgroup}, those in the leader's group first.
+   * The live processes of {@code cgroup}: members in the leader's group, the others escapees.
    *
    * @throws IOException if the member list cannot be read
    */

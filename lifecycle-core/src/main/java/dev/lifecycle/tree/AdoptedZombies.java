@@ -76,7 +76,7 @@ final class AdoptedZombies {
     }
     long self = platform.self().pid();
     sessions.remove(self); // never the JVM's own session
-    sessions.removeIf(s -> s <= 1);
+    sessions.remove(1L); // init's (every other one added is positive); no lambda: see Termination
     if (sessions.isEmpty() && escapees.isEmpty()) { // escapees: also every member read
       return 0;
     }

@@ -3,19 +3,13 @@ package dev.lifecycle.tree;
 import dev.lifecycle.internal.LazyLogger;
 import dev.lifecycle.process.ContainmentTier;
 import dev.lifecycle.process.ProcessIdentity;
-import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.SupervisedProcess;
 import dev.lifecycle.process.cgroup.Cgroup;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -39,7 +33,6 @@ final class CgroupMembership implements Termination.Membership {
   private final TreeOptions options;
   // Every member read but the leader: the processes whose zombies a JVM that is PID 1 reaps.
   private final Set<ProcessIdentity> seen = new HashSet<>();
-  private final Map<Long, TreeMember> escapees = new LinkedHashMap<>();
   private boolean empty;
 
   CgroupMembership(
@@ -53,38 +46,6 @@ final class CgroupMembership implements Termination.Membership {
     this.leader = leader;
     this.signaller = signaller;
     this.options = options;
-  }
-
-  /**
-   * The live members of {@code cgroup}, those in the leader's group first.
-   *
-   * @throws IOException if the member list cannot be read
-   */
-  static TreeView view(ProcessPlatform platform, Cgroup cgroup, SupervisedProcess leader)
-      throws IOException {
-    List<TreeMember> members = new ArrayList<>();
-    List<TreeMember> escapees = new ArrayList<>();
-    String boot = platform.self().bootId();
-    for (long pid : cgroup.members()) {
-      // A member that is exiting, or outside this pid namespace, is listed as 0: no pid to read.
-      Optional<ProcessInfo> row = pid > 0 ? platform.info(pid) : Optional.empty();
-      if (row.isPresent() && !row.get().hasExited()) {
-        TreeMember member = member(row.get(), boot, leader);
-        (member.foundBy().contains(Discovery.GROUP) ? members : escapees).add(member);
-      }
-    }
-    return new TreeView(members, escapees);
-  }
-
-  private static TreeMember member(ProcessInfo row, String boot, SupervisedProcess leader) {
-    Set<Discovery> how = EnumSet.of(Discovery.CGROUP);
-    if (row.pid() == leader.pid()) {
-      how.add(Discovery.LEADER);
-    }
-    if (leader.processGroupId() > 0 && row.pgid() == leader.processGroupId()) {
-      how.add(Discovery.GROUP);
-    }
-    return TreeMember.of(row, boot, how);
   }
 
   @Override
@@ -112,7 +73,7 @@ final class CgroupMembership implements Termination.Membership {
   private TreeView read() {
     TreeView view;
     try {
-      view = view(platform, cgroup, leader);
+      view = TreeView.ofCgroup(platform, cgroup, leader);
     } catch (IOException e) {
       signaller.problem(e.getMessage());
       return new TreeView(List.of(), List.of());
@@ -122,9 +83,7 @@ final class CgroupMembership implements Termination.Membership {
         seen.add(member.identity());
       }
     }
-    for (TreeMember escapee : view.escapees()) {
-      escapees.putIfAbsent(escapee.pid(), escapee);
-    }
+    signaller.escaped(view.escapees());
     return view;
   }
 
@@ -201,16 +160,6 @@ final class CgroupMembership implements Termination.Membership {
       signaller.problem(e.getMessage());
       LOG.debug("cannot remove {}", cgroup, e);
     }
-  }
-
-  @Override
-  public List<TreeMember> escapees() {
-    return new ArrayList<>(escapees.values());
-  }
-
-  @Override
-  public List<String> suspects() {
-    return List.of();
   }
 
   /**

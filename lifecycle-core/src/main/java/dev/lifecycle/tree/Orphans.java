@@ -7,6 +7,7 @@ import dev.lifecycle.tree.orphans.OrphanEnding;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Ends a tree that this JVM did not spawn, found left behind by an owner that is gone, with the
@@ -34,16 +35,14 @@ final class Orphans implements OrphanEnding.Engine<TerminationReport> {
       String label) {
     Objects.requireNonNull(platform, "platform");
     Objects.requireNonNull(label, "label");
-    Cgroup c = Cgroup.at(cgroup);
-    ForeignLeader leader = new ForeignLeader(anyMember, "");
-    TreeOptions options = TreeOptions.defaults();
-    Signaller signaller = new Signaller(platform, anyMember, -1, false);
     return Termination.of(
-            new CgroupMembership(platform, c, leader, signaller, options),
-            signaller,
+            platform,
+            Optional.of(Cgroup.at(cgroup)),
+            null,
+            new ForeignLeader(anyMember, ""),
+            new Signaller(platform, anyMember, -1, false),
             grace,
-            options,
-            leader,
+            TreeOptions.defaults(),
             "cgroup " + cgroup + " left behind by its owner",
             label)
         .run();
@@ -61,16 +60,14 @@ final class Orphans implements OrphanEnding.Engine<TerminationReport> {
     if (Objects.requireNonNull(cookie, "cookie").isEmpty()) {
       throw new IllegalArgumentException("a tree without a cookie has no exact membership");
     }
-    Scope scope = new Scope(oldest, true, -1, false, -1, cookie);
-    TreeOptions options = TreeOptions.defaults();
-    Signaller signaller = new Signaller(platform, oldest, -1, false);
     return Termination.of(
-            new SessionMembership(
-                platform, new TreeScanner(platform, scope), signaller, grace, options),
-            signaller,
-            grace,
-            options,
+            platform,
+            Optional.empty(),
+            new TreeScanner(platform, new Scope(oldest, true, -1, false, -1, cookie)),
             null,
+            new Signaller(platform, oldest, -1, false),
+            grace,
+            TreeOptions.defaults(),
             "SESSION tier: members by cookie, left behind by their owner",
             label)
         .run();

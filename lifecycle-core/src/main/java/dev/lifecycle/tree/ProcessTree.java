@@ -3,6 +3,7 @@ package dev.lifecycle.tree;
 import dev.lifecycle.guard.Breach;
 import dev.lifecycle.guard.Enforcement;
 import dev.lifecycle.guard.watchdog.Watchdog;
+import dev.lifecycle.internal.DetachMarks;
 import dev.lifecycle.internal.LazyLogger;
 import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.ContainmentTier;
@@ -15,9 +16,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -57,7 +60,7 @@ import java.util.function.Consumer;
  * kernel's, termination ends in {@code cgroup.kill}, {@link #onExit()} fires on {@code populated
  * 0}, and the cgroup is removed once empty. Otherwise ({@link ContainmentTier#SESSION}) membership
  * is session, group, parentage and cookie, and reports are never complete: they say what that
- * cannot prove. {@link #tierReason()} says why. Thread-safe.
+ * cannot prove. {@link #tierReason()} says why.
  */
 public final class ProcessTree implements AutoCloseable {
   private static final LazyLogger LOG = LazyLogger.of(ProcessTree.class);
@@ -93,29 +96,9 @@ public final class ProcessTree implements AutoCloseable {
     this.cgroup = cgroup;
     this.tierReason = tierReason;
     this.leaderText = leaderText;
-    boolean ownGroup = leader.processGroupId() > 0;
-    this.groupSignals = ownGroup && platform.capabilities().groupSignals();
-    Scope scope =
-        new Scope(
-            leader.identity(),
-            true,
-            ownGroup ? leader.processGroupId() : platform.selfProcessGroup(),
-            ownGroup,
-            leader.isSessionLeader() ? leader.pid() : -1,
-            leader.treeCookie());
-    this.scanner = new TreeScanner(platform, scope);
-    this.exit = new TreeExit(this, leader, scanner, cgroup.isPresent());
-    // The cgroup goes as soon as it is empty, terminate() or not: nothing of ours stays behind.
-    cgroup.ifPresent(
-        c -> {
-          CgroupRemoval.track(c);
-          c.onEmpty()
-              .thenRun(
-                  () -> {
-                    exit.complete();
-                    CgroupRemoval.removeQuietly(c);
-                  });
-        });
+    this.groupSignals = leader.processGroupId() > 0 && platform.capabilities().groupSignals();
+    this.scanner = new TreeScanner(platform, Scope.of(platform, leader));
+    this.exit = new TreeExit(this, leader, scanner, cgroup);
     this.guard = GuardedTree.watch(platform, scanner, cgroup, options, enforcement, this, label());
   }
 
@@ -130,8 +113,7 @@ public final class ProcessTree implements AutoCloseable {
    *
    * @param builder the leader's command, directory, environment and redirects
    * @return the running tree, with {@link TreeOptions#defaults()}
-   * @throws IOException when the program cannot be started, or when the options require the CGROUP
-   *     tier and it is not available
+   * @throws IOException as {@link #spawn(ProcessPlatform, ProcessBuilder, TreeOptions)}
    */
   public static ProcessTree spawn(ProcessBuilder builder) throws IOException {
     return spawn(ProcessPlatform.get(), builder, TreeOptions.defaults());
@@ -143,8 +125,7 @@ public final class ProcessTree implements AutoCloseable {
    * @param builder the leader's command, directory, environment and redirects
    * @param options grace and containment of the tree
    * @return the running tree
-   * @throws IOException when the program cannot be started, or when the options require the CGROUP
-   *     tier and it is not available
+   * @throws IOException as {@link #spawn(ProcessPlatform, ProcessBuilder, TreeOptions)}
    */
   public static ProcessTree spawn(ProcessBuilder builder, TreeOptions options) throws IOException {
     return spawn(ProcessPlatform.get(), builder, options);
@@ -179,8 +160,8 @@ public final class ProcessTree implements AutoCloseable {
    * @param options grace and containment of the tree
    * @param beforeStart called with the cookie and cgroup before the leader starts
    * @return the running tree
-   * @throws IOException when the program cannot be started, or when the options require the CGROUP
-   *     tier and it is not available, or when {@code beforeStart} threw
+   * @throws IOException as {@link #spawn(ProcessPlatform, ProcessBuilder, TreeOptions)}, or when
+   *     {@code beforeStart} threw
    */
   public static ProcessTree spawn(
       ProcessPlatform platform,
@@ -299,7 +280,7 @@ public final class ProcessTree implements AutoCloseable {
       return scanner.scan(true).view();
     }
     try {
-      return CgroupMembership.view(platform, cgroup.get(), leader);
+      return TreeView.ofCgroup(platform, cgroup.get(), leader);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -331,7 +312,7 @@ public final class ProcessTree implements AutoCloseable {
    * @return a new future per call, completed with this tree
    */
   public CompletableFuture<ProcessTree> onExit() {
-    return exit.future();
+    return exit.onExit();
   }
 
   /**
@@ -379,24 +360,22 @@ public final class ProcessTree implements AutoCloseable {
     try {
       Signaller signaller =
           new Signaller(platform, leader.identity(), scanner.scope().groupId(), groupSignals);
-      Termination.Membership membership =
-          cgroup.isPresent()
-              ? new CgroupMembership(platform, cgroup.get(), leader, signaller, options)
-              : new SessionMembership(platform, scanner, signaller, grace, options);
-      Termination ending =
-          Termination.of(membership, signaller, grace, options, leader, tierReason, label());
-      TerminationReport report = ending.run();
-      Breach cause = breach.get();
-      report = cause == null ? report : report.withBreach(cause);
+      signaller.endedFor(breach.get()); // set before the termination it caused was started
+      Termination termination =
+          Termination.of(
+              platform, cgroup, scanner, leader, signaller, grace, options, tierReason, label());
+      TerminationReport report = termination.run();
       // Only what was seen left is logged, not the SESSION tier's standing blind spot: a clean
       // close is the caller's to log, and the client path creates no logger.
       if (!report.noSurvivorSeen()) {
         LOG.warn("tree {} not proven gone: {}", leader.pid(), report);
       }
-      AdoptedZombies.reap(platform, sessionId(), report, ending.seenInCgroup());
+      Set<ProcessIdentity> seen =
+          termination.membership() instanceof CgroupMembership c ? c.seen() : Set.of();
+      AdoptedZombies.reap(platform, sessionId(), report, seen);
       result.complete(report);
       if (report.noSurvivorSeen()) { // what the SESSION tier's own onExit polling also waits for
-        exit.complete();
+        exit.gone();
       }
     } catch (Throwable t) {
       result.completeExceptionally(t);
@@ -422,17 +401,10 @@ public final class ProcessTree implements AutoCloseable {
     if (detached.get()) {
       return;
     }
-    String key = cgroup.isPresent() ? cgroup.get().name() : cookie();
-    dev.lifecycle.internal.DetachMarks.mark(
-        key,
-        "detached at "
-            + java.time.Instant.now()
-            + " by "
-            + platform.self().pid()
-            + " "
-            + platform.self().startTime()
-            + ": "
-            + leaderText);
+    ProcessIdentity self = platform.self();
+    String by = " by " + self.pid() + " " + self.startTime() + ": " + leaderText;
+    DetachMarks.mark(
+        cgroup.isPresent() ? cgroup.get().name() : cookie(), "detached at " + Instant.now() + by);
     detached.set(true);
   }
 

@@ -1,6 +1,8 @@
 package dev.lifecycle.tree;
 
 import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.SupervisedProcess;
 import java.util.Objects;
 
 /**
@@ -27,5 +29,17 @@ record Scope(
   Scope {
     Objects.requireNonNull(anchor, "anchor");
     Objects.requireNonNull(cookie, "cookie");
+  }
+
+  /** A spawned tree's: its leader, its group (else the JVM's, shared), session and cookie. */
+  static Scope of(ProcessPlatform platform, SupervisedProcess leader) {
+    boolean ownGroup = leader.processGroupId() > 0;
+    return new Scope(
+        leader.identity(),
+        true,
+        ownGroup ? leader.processGroupId() : platform.selfProcessGroup(),
+        ownGroup,
+        leader.isSessionLeader() ? leader.pid() : -1,
+        leader.treeCookie());
   }
 }

@@ -3,22 +3,19 @@ package dev.lifecycle.tree;
 import dev.lifecycle.internal.Backoff;
 import dev.lifecycle.process.ContainmentTier;
 import dev.lifecycle.process.Liveness;
-import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 
 /**
  * Membership by session, group, parentage and cookie ({@link ContainmentTier#SESSION}): the tree is
  * what process-table scans find. Escaped descendants (setsid, double fork, another group) found
  * once the tree's own group is gone are swept: TERM, the escapee grace, KILL and a bounded
- * verification, by identity, repeated while new ones turn up. Single use, one thread.
+ * verification, by identity, repeated while new ones turn up. Plain loops (see {@link
+ * Termination}). Single use, one thread.
  */
 final class SessionMembership implements Termination.Membership {
   // First poll soon after a signal (short-lived trees are seen gone at once), then back off.
@@ -33,12 +30,10 @@ final class SessionMembership implements Termination.Membership {
 
   private final ProcessPlatform platform;
   private final TreeScanner scanner;
-  private final Scope scope;
   private final Signaller signaller;
   private final Duration escapeeGrace;
   private final Duration verifyTimeout;
 
-  private final Map<ProcessIdentity, TreeMember> escapees = new LinkedHashMap<>();
   private TreeView last = new TreeView(List.of(), List.of());
   private boolean groupTermed; // TERM + CONT went to the group before the first scan
   private boolean confirmedEmpty; // the last scan, cookie included, found nothing alive
@@ -53,7 +48,6 @@ final class SessionMembership implements Termination.Membership {
       TreeOptions options) {
     this.platform = platform;
     this.scanner = scanner;
-    this.scope = scanner.scope();
     this.signaller = signaller;
     Duration checked = TreeOptions.check(grace, "grace");
     this.escapeeGrace =
@@ -68,6 +62,7 @@ final class SessionMembership implements Termination.Membership {
 
   @Override
   public boolean anyAlive() {
+    Scope scope = scanner.scope();
     boolean leaderRuns = scope.anchorIsMember() && platform.probe(scope.anchor()) == Liveness.ALIVE;
     if (scope.anchorIsMember() && !leaderRuns) {
       // Most trees whose leader exited are gone, and one scan with the cookie proves it (a scan
@@ -110,7 +105,7 @@ final class SessionMembership implements Termination.Membership {
   @Override
   public void awaitGone(long deadline) {
     // Processes forked or found during the grace get TERM at once and share its deadline.
-    awaitGone(deadline, Signal.TERM, m -> !signaller.warned(m), true, true);
+    awaitGone(deadline, Signal.TERM, true);
   }
 
   @Override
@@ -125,7 +120,7 @@ final class SessionMembership implements Termination.Membership {
     // Probe the known members every few ms (kill 0 + pidfd, microseconds each), then one full
     // scan with the cookie confirms; full scans with backoff only if something is left.
     awaitProbedGone(last.all(), Math.min(deadline, System.nanoTime() + PROBE_WINDOW.toNanos()));
-    awaitGone(deadline, Signal.KILL, signaller::missedTheKill, false, true);
+    awaitGone(deadline, Signal.KILL, true);
   }
 
   @Override
@@ -135,18 +130,17 @@ final class SessionMembership implements Termination.Membership {
       if (alive.isEmpty()) {
         return List.of();
       }
-      List<TreeMember> fresh = alive.stream().filter(signaller::missedTheKill).toList();
+      List<TreeMember> fresh = signaller.needing(alive, Signal.KILL);
       if (fresh.isEmpty() || round >= MAX_SWEEP_ROUNDS) {
         return alive; // already sent SIGKILL and outlived the verification
       }
-      List<TreeMember> unwarned = fresh.stream().filter(m -> !signaller.warned(m)).toList();
+      List<TreeMember> unwarned = signaller.needing(fresh, Signal.TERM);
       if (!unwarned.isEmpty()) {
         signaller.signal(unwarned, Signal.TERM, true);
-        awaitGone(System.nanoTime() + escapeeGrace.toNanos(), Signal.TERM, m -> false, true, true);
+        awaitGone(System.nanoTime() + escapeeGrace.toNanos(), null, true);
       }
       signaller.signal(observe(false).all(), Signal.KILL, true);
-      long deadline = System.nanoTime() + verifyTimeout.toNanos();
-      awaitGone(deadline, Signal.KILL, signaller::missedTheKill, false, false);
+      awaitGone(System.nanoTime() + verifyTimeout.toNanos(), Signal.KILL, false);
     }
     return List.of();
   }
@@ -170,14 +164,6 @@ final class SessionMembership implements Termination.Membership {
   }
 
   @Override
-  public void afterReap(boolean gone) {}
-
-  @Override
-  public List<TreeMember> escapees() {
-    return new ArrayList<>(escapees.values());
-  }
-
-  @Override
   public List<String> suspects() {
     return suspects;
   }
@@ -190,48 +176,30 @@ final class SessionMembership implements Termination.Membership {
     if (withCookie) {
       suspects = scan.suspects();
     }
-    TreeView view = new TreeView(ours(scanned.members()), ours(scanned.escapees()));
-    for (TreeMember escapee : view.escapees()) {
-      escapees.merge(escapee.identity(), escapee, TreeMember::foundAlsoBy);
-    }
+    TreeView view =
+        new TreeView(signaller.ours(scanned.members()), signaller.ours(scanned.escapees()));
+    signaller.escaped(view.escapees());
     last = view;
     confirmedEmpty = withCookie && view.isEmpty(); // nothing by any means: nothing to sweep
     return view;
   }
 
-  /** Without those found not to be ours; a loop, not a stream (see {@link Termination}). */
-  private List<TreeMember> ours(List<TreeMember> scanned) {
-    if (signaller.noneSkipped()) {
-      return scanned;
-    }
-    List<TreeMember> out = new ArrayList<>(scanned.size());
-    for (TreeMember member : scanned) {
-      if (!signaller.isSkipped(member.identity())) {
-        out.add(member);
-      }
-    }
-    return out;
-  }
-
   /**
    * Polls with backoff until nothing of the tree is alive or the deadline passes, sending {@code
-   * signal} to every live process {@code needsSignal} selects (newcomers) on the way.
+   * signal} on the way to every live process that still needs it (newcomers; {@code null}: none).
+   * An interrupt ends a wait before the kill early: an interrupted caller wants the tree gone
+   * sooner, so it goes straight to SIGKILL.
    *
-   * @param stopOnInterrupt whether an interrupt ends the wait early (the grace: an interrupted
-   *     caller wants the tree gone sooner, so it goes straight to SIGKILL)
    * @param cookieFirst whether the first poll also searches by cookie (escapees found early)
    */
-  private void awaitGone(
-      long deadline,
-      Signal signal,
-      Predicate<TreeMember> needsSignal,
-      boolean stopOnInterrupt,
-      boolean cookieFirst) {
+  private void awaitGone(long deadline, Signal signal, boolean cookieFirst) {
+    boolean stopOnInterrupt = signal != Signal.KILL;
     Backoff backoff = Backoff.of(FIRST_POLL, MAX_POLL);
     boolean withCookie = cookieFirst;
     while (!observe(withCookie).isEmpty()) {
       withCookie = false;
-      List<TreeMember> newcomers = last.all().stream().filter(needsSignal).toList();
+      List<TreeMember> newcomers =
+          signal == null ? List.of() : signaller.needing(last.all(), signal);
       if (!newcomers.isEmpty()) {
         signaller.signal(newcomers, signal, signal == Signal.KILL);
       }
@@ -250,7 +218,13 @@ final class SessionMembership implements Termination.Membership {
   private void awaitProbedGone(List<TreeMember> members, long deadline) {
     List<TreeMember> left = members;
     while (!left.isEmpty()) {
-      left = left.stream().filter(m -> platform.probe(m.identity()) == Liveness.ALIVE).toList();
+      List<TreeMember> alive = new ArrayList<>(left.size());
+      for (TreeMember member : left) {
+        if (platform.probe(member.identity()) == Liveness.ALIVE) {
+          alive.add(member);
+        }
+      }
+      left = alive;
       if (left.isEmpty() || System.nanoTime() - deadline >= 0) {
         return;
       }

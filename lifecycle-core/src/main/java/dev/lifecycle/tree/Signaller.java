@@ -1,5 +1,6 @@
 package dev.lifecycle.tree;
 
+import dev.lifecycle.guard.Breach;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
@@ -8,8 +9,10 @@ import dev.lifecycle.process.SignalResult;
 import dev.lifecycle.process.SupervisedProcess;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -17,9 +20,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The signals of one termination, in either tier, and their record: the tree's group is signalled
  * only while its anchor's pid still names the anchor (running or an unreaped zombie, so no other
- * group can have its id), every other process by identity; what was sent, skipped and went wrong,
- * and whether the run was interrupted, becomes the {@link TerminationReport}. Single use, one
- * thread.
+ * group can have its id), every other process by identity; what was sent, skipped, found outside
+ * the group and went wrong, and whether the run was interrupted, becomes the {@link
+ * TerminationReport}. Plain loops (see {@link Termination}). Single use, one thread.
  */
 final class Signaller {
   private final ProcessPlatform platform;
@@ -33,9 +36,10 @@ final class Signaller {
   // left the group (setsid) after it was seen there missed the group's SIGKILL.
   private final Set<ProcessIdentity> killedDirectly = new LinkedHashSet<>();
   private final Set<ProcessIdentity> skipped = new LinkedHashSet<>();
+  private final Map<ProcessIdentity, TreeMember> escapees = new LinkedHashMap<>();
   private final Set<String> problems = new LinkedHashSet<>();
+  private Optional<Breach> breach = Optional.empty();
   private boolean groupSignalled;
-  private boolean reaped;
   private boolean contUnsupported;
   private boolean interrupted;
   private long firstTerm;
@@ -70,7 +74,7 @@ final class Signaller {
    */
   void signal(List<TreeMember> targets, Signal signal, boolean allowGroup) {
     boolean grouped = false;
-    for (TreeMember target : targets) { // a loop, not a stream: see Termination
+    for (TreeMember target : targets) {
       if (allowGroup && inGroup(target)) {
         grouped = group(signal);
         break;
@@ -97,7 +101,7 @@ final class Signaller {
    * @return whether the group was signalled
    */
   boolean group(Signal signal) {
-    if (!groupSignals || reaped) {
+    if (!groupSignals) {
       return false;
     }
     Optional<ProcessIdentity> now = platform.identify(anchor.pid());
@@ -153,30 +157,57 @@ final class Signaller {
     }
   }
 
-  /** Whether {@code member} was sent TERM or KILL, by its group or by identity. */
-  boolean warned(TreeMember member) {
-    return termed.contains(member.identity()) || killed.contains(member.identity());
-  }
-
   /**
-   * Whether {@code member} (as just observed) may not have received SIGKILL: never sent one, or
-   * sent only its group's while it is now outside that group.
+   * Those of {@code members} (as just observed) that still need {@code signal}: for TERM, those
+   * sent neither TERM nor KILL; for KILL, those never sent one, or sent only their group's while
+   * now outside that group.
    */
-  boolean missedTheKill(TreeMember member) {
-    return !killed.contains(member.identity())
-        || (!inGroup(member) && !killedDirectly.contains(member.identity()));
+  List<TreeMember> needing(List<TreeMember> members, Signal signal) {
+    List<TreeMember> out = new ArrayList<>();
+    for (TreeMember member : members) {
+      ProcessIdentity id = member.identity();
+      boolean needs =
+          signal == Signal.TERM
+              ? !termed.contains(id) && !killed.contains(id)
+              : !killed.contains(id) || (!inGroup(member) && !killedDirectly.contains(id));
+      if (needs) {
+        out.add(member);
+      }
+    }
+    return out;
   }
 
-  boolean isSkipped(ProcessIdentity identity) {
-    return skipped.contains(identity);
+  /** Those of {@code scanned} not found to be another process when signalled. */
+  List<TreeMember> ours(List<TreeMember> scanned) {
+    if (skipped.isEmpty()) {
+      return scanned;
+    }
+    List<TreeMember> out = new ArrayList<>(scanned.size());
+    for (TreeMember member : scanned) {
+      if (!skipped.contains(member.identity())) {
+        out.add(member);
+      }
+    }
+    return out;
   }
 
-  boolean noneSkipped() {
-    return skipped.isEmpty();
+  /** Records processes found outside the tree's group, merging how each was found. */
+  void escaped(List<TreeMember> found) {
+    for (TreeMember escapee : found) {
+      TreeMember before = escapees.putIfAbsent(escapee.identity(), escapee);
+      if (before != null) {
+        escapees.put(escapee.identity(), before.foundAlsoBy(escapee));
+      }
+    }
   }
 
   void problem(String text) {
     problems.add(text);
+  }
+
+  /** Names the breach of a ceiling as what ended the tree; {@code null} for none. */
+  void endedFor(Breach cause) {
+    breach = Optional.ofNullable(cause);
   }
 
   /** When the first TERM went out, or {@code otherwise} when none did. */
@@ -211,7 +242,7 @@ final class Signaller {
   /** Reaps the leader once gone; last, since the group id is free from then on. */
   void reap(SupervisedProcess leader) {
     if (leader != null && platform.probe(anchor) == Liveness.GONE) {
-      reaped = leader.reap();
+      leader.reap();
     }
   }
 
@@ -234,7 +265,7 @@ final class Signaller {
         groupSignalled ? groupId : -1,
         pids(termed),
         pids(killed),
-        membership.escapees(),
+        new ArrayList<>(escapees.values()),
         new ArrayList<>(skipped),
         survivors,
         new ArrayList<>(problems),
@@ -243,7 +274,7 @@ final class Signaller {
         tierReason,
         membership.suspects(),
         leaderText,
-        Optional.empty());
+        breach);
   }
 
   private static Set<Long> pids(Set<ProcessIdentity> identities) {

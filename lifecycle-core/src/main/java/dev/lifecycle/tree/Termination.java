@@ -2,13 +2,14 @@ package dev.lifecycle.tree;
 
 import dev.lifecycle.internal.Threads;
 import dev.lifecycle.process.ContainmentTier;
-import dev.lifecycle.process.ProcessIdentity;
+import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.SupervisedProcess;
+import dev.lifecycle.process.cgroup.Cgroup;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -24,14 +25,28 @@ import java.util.concurrent.TimeoutException;
  * </pre>
  *
  * <p>The leader is reaped in {@link State#REAP}, after the last group signal (see {@link
- * Signaller}). The path of a tree found gone (SCAN to REAP) runs no lambda or stream: it is a
- * short-lived program's usual close, where each first lambda is a class generated and linked.
+ * Signaller}). No lambda or stream on any path, in the engine or its memberships: a tree's close is
+ * often a short-lived program's last act, where each first lambda is a class generated and linked.
+ *
+ * @param beforeKill run (bounded by {@code beforeKillTimeout}) after the grace, before SIGKILL;
+ *     {@code null} for none
+ * @param leader reaped once it is gone; {@code null} when there is none to reap
+ * @param tierReason where the tree's cgroup is or why it has none, for the report
+ * @param leaderText the leader's pid and command line, for the report
  */
-final class Termination {
+record Termination(
+    Membership membership,
+    Signaller signaller,
+    Duration grace,
+    TreeOptions options,
+    Runnable beforeKill,
+    Duration beforeKillTimeout,
+    SupervisedProcess leader,
+    String tierReason,
+    String leaderText) {
 
   /** How a termination finds, signals and waits for a tree's processes: by cgroup or by scans. */
   interface Membership {
-    /** The tier whose membership this is. */
     ContainmentTier tier();
 
     /** Whether anything of the tree may be alive (the session tier may TERM its group here). */
@@ -53,13 +68,12 @@ final class Termination {
     List<TreeMember> survivors();
 
     /** Runs after the leader's reap; {@code gone} when the tree was ended and nothing survived. */
-    void afterReap(boolean gone);
-
-    /** Processes found outside the tree's group, and how. */
-    List<TreeMember> escapees();
+    default void afterReap(boolean gone) {}
 
     /** What this tier saw and could not rule out. */
-    List<String> suspects();
+    default List<String> suspects() {
+      return List.of();
+    }
   }
 
   /** The states, in the order a run visits them. */
@@ -86,72 +100,77 @@ final class Termination {
     }
   }
 
-  private final Membership membership;
-  private final Signaller signaller;
-  private final Duration grace;
-  private final Duration verifyTimeout;
-  private final Runnable beforeKill; // null for none
-  private final Duration beforeKillTimeout;
-  private final SupervisedProcess leader; // null when there is none to reap
-  private final String tierReason;
-  private final String leaderText;
-
-  private boolean alreadyGone;
-  private List<TreeMember> survivors = List.of();
-
-  /**
-   * @param beforeKill run (bounded by {@code beforeKillTimeout}) after the grace, before SIGKILL;
-   *     {@code null} for none
-   * @param leader reaped once it is gone; {@code null} when there is none to reap
-   * @param tierReason where the tree's cgroup is or why it has none, for the report
-   * @param leaderText the leader's pid and command line, for the report
-   */
-  Termination(
-      Membership membership,
-      Signaller signaller,
-      Duration grace,
-      TreeOptions options,
-      Runnable beforeKill,
-      Duration beforeKillTimeout,
-      SupervisedProcess leader,
-      String tierReason,
-      String leaderText) {
-    this.membership = membership;
-    this.signaller = signaller;
-    this.grace = TreeOptions.check(grace, "grace");
-    this.verifyTimeout = options.verifyTimeout();
-    this.beforeKill = beforeKill;
-    this.beforeKillTimeout = beforeKillTimeout;
-    this.leader = leader;
-    this.tierReason = tierReason;
-    this.leaderText = leaderText;
+  Termination {
+    grace = TreeOptions.check(grace, "grace");
   }
 
-  /** A termination with no step before SIGKILL: what a tree's close and an orphans' sweep run. */
+  /**
+   * A termination without a hook: of {@code cgroup}'s members when present, else of what {@code
+   * scanner} finds.
+   */
   static Termination of(
-      Membership membership,
+      ProcessPlatform platform,
+      Optional<Cgroup> cgroup,
+      TreeScanner scanner,
+      SupervisedProcess leader,
       Signaller signaller,
       Duration grace,
       TreeOptions options,
-      SupervisedProcess leader,
       String tierReason,
       String leaderText) {
+    Membership membership =
+        cgroup.isPresent()
+            ? new CgroupMembership(platform, cgroup.get(), leader, signaller, options)
+            : new SessionMembership(platform, scanner, signaller, grace, options);
     return new Termination(
         membership, signaller, grace, options, null, Duration.ZERO, leader, tierReason, leaderText);
   }
 
-  /** The cgroup members the run saw; empty in the SESSION tier. */
-  Set<ProcessIdentity> seenInCgroup() {
-    return membership instanceof CgroupMembership c ? c.seen() : Set.of();
-  }
-
   TerminationReport run() {
     long started = System.nanoTime();
+    boolean alreadyGone = false;
+    List<TreeMember> survivors = List.of();
     State state = State.SCAN;
     while (state != State.DONE) {
       State current = state;
       try {
-        state = step(current);
+        state =
+            switch (current) {
+              case SCAN -> {
+                alreadyGone = !membership.anyAlive();
+                yield alreadyGone ? State.REAP : State.TERM;
+              }
+              case TERM -> {
+                membership.term();
+                yield State.GRACE;
+              }
+              case GRACE -> {
+                awaitGrace();
+                yield State.BEFORE_KILL;
+              }
+              case BEFORE_KILL -> {
+                runBeforeKill();
+                yield State.KILL;
+              }
+              case KILL -> {
+                membership.kill();
+                yield State.VERIFY;
+              }
+              case VERIFY -> {
+                membership.verify(System.nanoTime() + options.verifyTimeout().toNanos());
+                yield State.SWEEP;
+              }
+              case SWEEP -> {
+                survivors = membership.survivors();
+                yield State.REAP;
+              }
+              case REAP -> {
+                signaller.reap(leader);
+                membership.afterReap(!alreadyGone && survivors.isEmpty());
+                yield State.DONE;
+              }
+              case DONE -> State.DONE;
+            };
       } catch (RuntimeException e) {
         signaller.problem(current + ": " + e);
         state = current.onFailure();
@@ -163,48 +182,15 @@ final class Termination {
     return signaller.report(alreadyGone, membership, survivors, started, tierReason, leaderText);
   }
 
-  private State step(State state) {
-    return switch (state) {
-      case SCAN -> {
-        alreadyGone = !membership.anyAlive();
-        yield alreadyGone ? State.REAP : State.TERM;
-      }
-      case TERM -> {
-        membership.term();
-        yield State.GRACE;
-      }
-      case GRACE -> {
-        // The grace runs from the first TERM: what is signalled or scanned after it overlaps the
-        // grace instead of extending it. With no grace left, KILL, and VERIFY finds newcomers.
-        long deadline = signaller.firstTermNanos(System.nanoTime()) + grace.toNanos();
-        if (System.nanoTime() - deadline < 0) {
-          membership.awaitGone(deadline);
-        }
-        yield State.BEFORE_KILL;
-      }
-      case BEFORE_KILL -> {
-        runBeforeKill();
-        yield State.KILL;
-      }
-      case KILL -> {
-        membership.kill();
-        yield State.VERIFY;
-      }
-      case VERIFY -> {
-        membership.verify(System.nanoTime() + verifyTimeout.toNanos());
-        yield State.SWEEP;
-      }
-      case SWEEP -> {
-        survivors = membership.survivors();
-        yield State.REAP;
-      }
-      case REAP -> {
-        signaller.reap(leader);
-        membership.afterReap(!alreadyGone && survivors.isEmpty());
-        yield State.DONE;
-      }
-      case DONE -> State.DONE;
-    };
+  /**
+   * The grace runs from the first TERM: what is signalled or scanned after it overlaps the grace
+   * instead of extending it. With no grace left, KILL, and VERIFY finds newcomers.
+   */
+  private void awaitGrace() {
+    long deadline = signaller.firstTermNanos(System.nanoTime()) + grace.toNanos();
+    if (System.nanoTime() - deadline < 0) {
+      membership.awaitGone(deadline);
+    }
   }
 
   /** Runs the hook on its own thread: neither its exception nor its hang may stop the kill. */
@@ -212,17 +198,8 @@ final class Termination {
     if (beforeKill == null) {
       return;
     }
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    Threads.startDaemon(
-        "lifecycle-before-kill",
-        () -> {
-          try {
-            beforeKill.run();
-            done.complete(null);
-          } catch (Throwable t) {
-            done.completeExceptionally(t);
-          }
-        });
+    FutureTask<Void> done = new FutureTask<>(beforeKill, null);
+    Threads.startDaemon("lifecycle-before-kill", done);
     try {
       done.get(beforeKillTimeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (ExecutionException e) {

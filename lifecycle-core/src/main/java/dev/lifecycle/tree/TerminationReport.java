@@ -82,27 +82,23 @@ public record TerminationReport(
   }
 
   /**
-   * Copies the collections.
+   * Copies the collections; in the SESSION tier puts {@link #SESSION_BLIND_SPOT} first in {@code
+   * unprovable} when missing.
    *
-   * @param endedBy the stage that ended the tree
-   * @param processGroupId the group that was signalled as a whole, or {@code -1} when every process
-   *     was signalled on its own (no group signals on this platform, or the group was not ours)
-   * @param terminated pids sent SIGTERM: every process known to be in the group when the group was
-   *     signalled, and each process signalled by identity
-   * @param killed pids sent SIGKILL, counted the same way (in CGROUP tier: the members listed right
-   *     before {@code cgroup.kill})
-   * @param escapees processes found outside the tree's group, and how each was found
-   * @param skipped processes that were never signalled because their pid now names another process
-   * @param survivors processes still alive after SIGKILL and the bounded verification (for example
-   *     in uninterruptible sleep); empty when the tree is proven gone
-   * @param problems unexpected failures met on the way; the escalation went on regardless
-   * @param elapsed wall time from the first check to the end of the sweep
-   * @param tier the containment tier the tree had
-   * @param tierReason where the tree's cgroup was, or why the tree had no cgroup (path and errno)
-   * @param unprovable what this tier could not prove gone, each with the reason; in SESSION tier
-   *     {@link #SESSION_BLIND_SPOT} is put first when missing
-   * @param leader the leader's pid and command line, for people reading the report
-   * @param breach the ceiling whose breach ended the tree, or empty
+   * @param endedBy see {@link #endedBy()}
+   * @param processGroupId see {@link #processGroupId()}
+   * @param terminated see {@link #terminated()}
+   * @param killed see {@link #killed()}
+   * @param escapees see {@link #escapees()}
+   * @param skipped see {@link #skipped()}
+   * @param survivors see {@link #survivors()}
+   * @param problems see {@link #problems()}
+   * @param elapsed see {@link #elapsed()}
+   * @param tier see {@link #tier()}
+   * @param tierReason see {@link #tierReason()}
+   * @param unprovable see {@link #unprovable()}
+   * @param leader see {@link #leader()}
+   * @param breach see {@link #breach()}
    * @throws NullPointerException if a component is {@code null}
    */
   public TerminationReport {
@@ -119,30 +115,6 @@ public record TerminationReport(
     survivors = List.copyOf(survivors);
     problems = List.copyOf(problems);
     unprovable = withBlindSpot(tier, unprovable);
-  }
-
-  /**
-   * This report, naming {@code value} as the reason the tree was ended.
-   *
-   * @param value the breach of a ceiling that ended the tree
-   * @return a copy with the breach
-   */
-  public TerminationReport withBreach(Breach value) {
-    return new TerminationReport(
-        endedBy,
-        processGroupId,
-        terminated,
-        killed,
-        escapees,
-        skipped,
-        survivors,
-        problems,
-        elapsed,
-        tier,
-        tierReason,
-        unprovable,
-        leader,
-        Optional.of(value));
   }
 
   /** No stream: this runs at the close of an exited tree, in a cold JVM. */
@@ -210,26 +182,22 @@ public record TerminationReport(
       out.append(", group ").append(processGroupId);
     }
     out.append(", TERM ").append(sorted(terminated)).append(", KILL ").append(sorted(killed));
-    if (!escapees.isEmpty()) {
-      out.append(", escapees ").append(escapees);
-    }
-    if (!skipped.isEmpty()) {
-      out.append(", skipped (identity mismatch) ").append(skipped);
-    }
-    if (!survivors.isEmpty()) {
-      out.append(", SURVIVORS ").append(survivors);
-    }
-    if (!unprovable.isEmpty()) {
-      out.append(", NOT PROVEN ").append(unprovable);
-    }
-    if (!problems.isEmpty()) {
-      out.append(", problems ").append(problems);
-    }
+    unlessEmpty(out, ", escapees ", escapees);
+    unlessEmpty(out, ", skipped (identity mismatch) ", skipped);
+    unlessEmpty(out, ", SURVIVORS ", survivors);
+    unlessEmpty(out, ", NOT PROVEN ", unprovable);
+    unlessEmpty(out, ", problems ", problems);
     out.append(
         isComplete()
             ? ", complete"
             : noSurvivorSeen() ? ", no survivor seen, not proven" : ", INCOMPLETE");
     return out.append(']').toString();
+  }
+
+  private static void unlessEmpty(StringBuilder out, String label, List<?> items) {
+    if (!items.isEmpty()) {
+      out.append(label).append(items);
+    }
   }
 
   private static String seconds(Duration d) {
@@ -238,8 +206,7 @@ public record TerminationReport(
   }
 
   private static String sorted(Set<Long> pids) {
-    return pids.size() <= 12
-        ? new TreeSet<>(pids).toString()
-        : pids.size() + " pids " + new TreeSet<>(pids).first() + ".." + new TreeSet<>(pids).last();
+    TreeSet<Long> in = new TreeSet<>(pids);
+    return in.size() <= 12 ? in.toString() : in.size() + " pids " + in.first() + ".." + in.last();
   }
 }

@@ -3,46 +3,60 @@ package dev.lifecycle.tree;
 import dev.lifecycle.internal.Backoff;
 import dev.lifecycle.internal.LazyLogger;
 import dev.lifecycle.process.SupervisedProcess;
+import dev.lifecycle.process.cgroup.Cgroup;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * When a {@link ProcessTree} is gone: completed by its cgroup going empty, by a termination that
- * saw nothing survive, or (SESSION tier) by scans that start once the leader exits and run only
- * while descendants outlive it. Thread-safe.
+ * When a whole tree is gone, for {@link ProcessTree#onExit()}. In the CGROUP tier on the kernel's
+ * {@code populated 0}, which also removes the emptied cgroup, terminated or not; otherwise by
+ * polling the tree with backoff once its leader has exited, only while descendants outlive it. A
+ * termination that saw nothing left completes it too. Thread-safe.
  */
 final class TreeExit {
-  private static final LazyLogger LOG = LazyLogger.of(ProcessTree.class);
+  private static final LazyLogger LOG = LazyLogger.of(TreeExit.class);
+
   private static final Duration FIRST_POLL = Duration.ofMillis(20);
   private static final Duration MAX_POLL = Duration.ofSeconds(1);
 
   private final ProcessTree tree;
   private final SupervisedProcess leader;
-  private final TreeScanner scanner;
-  private final boolean byCgroup;
+  private final TreeScanner scanner; // null in the CGROUP tier: the kernel says when it is empty
   private final CompletableFuture<ProcessTree> exit = new CompletableFuture<>();
   private final AtomicBoolean watching = new AtomicBoolean();
 
-  TreeExit(ProcessTree tree, SupervisedProcess leader, TreeScanner scanner, boolean byCgroup) {
+  TreeExit(
+      ProcessTree tree, SupervisedProcess leader, TreeScanner scanner, Optional<Cgroup> cgroup) {
     this.tree = tree;
     this.leader = leader;
-    this.scanner = scanner;
-    this.byCgroup = byCgroup;
+    this.scanner = cgroup.isPresent() ? null : scanner;
+    cgroup.ifPresent(
+        c -> {
+          CgroupRemoval.track(c);
+          c.onEmpty()
+              .thenRun(
+                  () -> {
+                    gone();
+                    CgroupRemoval.removeQuietly(c);
+                  });
+        });
   }
 
-  /** Marks the tree gone; later calls do nothing. */
-  void complete() {
-    exit.complete(tree);
-  }
-
-  /** A new future per call; the first call of a tree without a cgroup starts the watch. */
-  CompletableFuture<ProcessTree> future() {
-    if (!byCgroup && watching.compareAndSet(false, true)) {
+  /**
+   * A new future per call, completed with the tree once it is gone; polling starts at the first.
+   */
+  CompletableFuture<ProcessTree> onExit() {
+    if (scanner != null && watching.compareAndSet(false, true)) {
       leader.onExit().whenComplete((p, t) -> poll(Backoff.of(FIRST_POLL, MAX_POLL)));
     }
     return exit.copy();
+  }
+
+  void gone() {
+    exit.complete(tree);
   }
 
   private void poll(Backoff backoff) {
@@ -55,7 +69,7 @@ final class TreeExit {
       if (scanner.scan(false).view().isEmpty()) {
         TreeScanner.Scan confirmed = scanner.scan(true);
         if (confirmed.view().isEmpty() && !confirmed.unsettled()) {
-          complete();
+          gone();
           return;
         }
       }

@@ -130,11 +130,6 @@ class TerminationTest {
     }
 
     @Override
-    public List<TreeMember> escapees() {
-      return List.of();
-    }
-
-    @Override
     public List<String> suspects() {
       return List.of();
     }

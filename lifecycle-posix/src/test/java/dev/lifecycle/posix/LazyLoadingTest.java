@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -61,16 +62,20 @@ class LazyLoadingTest {
    * JDK's process API ({@code ProcessHandleImpl} sets up its reaper), which this platform does not
    * need, and regular expressions (the first compiled pattern, a glob included, costs
    * milliseconds). Closing the tree once its leader has exited also spins no lambda class of ours
-   * and starts no stream: each first lambda costs about a millisecond of class generation, which
-   * made the SESSION tier's close of an exited tree take 12-19 ms. The JDK's own lambdas are left
-   * out: which ones it links differs between versions (JDK 25's single-thread executors and watch
-   * service link some).
+   * and starts no stream, whether the close finds the tree gone or a child still running (which
+   * takes every state of the termination): each first lambda costs about a millisecond of class
+   * generation, which made the SESSION tier's close of an exited tree take 12-19 ms. The JDK's own
+   * lambdas are left out: which ones it links differs between versions (JDK 25's single-thread
+   * executors and watch service link some).
    */
   @ParameterizedTest
-  @ValueSource(strings = {"auto", "session"})
-  void aTreesLifeAvoidsTheSlowFirstUses(String containment) throws Exception {
+  @CsvSource({"auto, exited", "session, exited", "auto, lingering", "session, lingering"})
+  void aTreesLifeAvoidsTheSlowFirstUses(String containment, String leader) throws Exception {
     String output =
-        runLoggingClassLoads(TreeLifeMain.class, "-Dlifecycle.containment=" + containment);
+        runLoggingClassLoads(
+            TreeLifeMain.class,
+            "-Dlifecycle.containment=" + containment,
+            "-Dtree.leader=" + leader);
     assertThat(output)
         .contains("exit 0", "no survivor seen true")
         .doesNotContain("java.lang.runtime.ObjectMethods ")

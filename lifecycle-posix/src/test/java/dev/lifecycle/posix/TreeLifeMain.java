@@ -11,7 +11,8 @@ import dev.lifecycle.tree.ProcessTree;
  * the leader may carry its cookie, so its environment is read (on a busy machine any process
  * started meanwhile does that). The second tree is then killed by its leader's pid alone: a second
  * close would scan the machine again, and a stranger's unreadable environment there makes a
- * warning, which starts a logger.
+ * warning, which starts a logger. With {@code -Dtree.leader=lingering} the leader leaves a child
+ * running, so the close takes the long path too (TERM, grace, KILL, verification, sweep).
  */
 public final class TreeLifeMain {
   static final String TERMINATING = "=== terminating the exited tree";
@@ -19,7 +20,12 @@ public final class TreeLifeMain {
   private TreeLifeMain() {}
 
   public static void main(String[] args) throws Exception {
-    ProcessTree tree = ProcessTree.spawn(new ProcessBuilder("/bin/true"));
+    boolean lingering = "lingering".equals(System.getProperty("tree.leader"));
+    ProcessTree tree =
+        ProcessTree.spawn(
+            lingering
+                ? new ProcessBuilder("sh", "-c", "sleep 60 & exit 0")
+                : new ProcessBuilder("/bin/true"));
     System.out.println("exit " + tree.leader().waitFor());
     ProcessTree younger = ProcessTree.spawn(new ProcessBuilder("sleep", "60"));
     try {

@@ -350,14 +350,19 @@ public final class ProcessTree implements AutoCloseable {
   public CompletableFuture<TerminationReport> terminateAsync(Duration grace) {
     CompletableFuture<TerminationReport> mine = new CompletableFuture<>();
     if (termination.compareAndSet(null, mine)) {
-      Threads.startKeepingJvm("lifecycle-terminate-" + leader.pid(), () -> run(mine, grace));
+      try {
+        Threads.startKeepingJvm("lifecycle-terminate-" + leader.pid(), () -> run(mine, grace));
+      } catch (Throwable t) { // no thread: every caller of terminate would otherwise wait forever
+        mine.completeExceptionally(t);
+        throw t;
+      }
     }
     return termination.get().copy();
   }
 
   private void run(CompletableFuture<TerminationReport> result, Duration grace) {
-    guard.close();
     try {
+      guard.close();
       Signaller signaller =
           new Signaller(platform, leader.identity(), scanner.scope().groupId(), groupSignals);
       signaller.endedFor(breach.get()); // set before the termination it caused was started

@@ -135,7 +135,12 @@ final class GuardedTree implements Watched {
       return new ArrayList<>(c.members()); // sub-cgroups, or cgroup.stat unreadable
     }
     List<Long> own = files.processes();
-    return own != null ? own : c.processes(); // empty once removed: the tree is gone
+    if (own != null && !own.isEmpty()) {
+      return own;
+    }
+    // Empty: the tree is gone, or its members moved into a sub-cgroup after the counter was read
+    // (an empty list ends the watch, so it must include the sub-cgroups).
+    return new ArrayList<>(c.members());
   }
 
   /**

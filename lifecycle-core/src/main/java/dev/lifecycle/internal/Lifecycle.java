@@ -51,7 +51,21 @@ public final class Lifecycle<R, T> {
       cancelling = List.copyOf(guards);
       guards.clear();
     }
-    cancelling.forEach(Runnable::run);
+    RuntimeException first = null;
+    for (Runnable cancel : cancelling) { // each runs even when one before it threw
+      try {
+        cancel.run();
+      } catch (RuntimeException e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
     return true;
   }
 

@@ -75,4 +75,19 @@ class LifecycleTest {
     assertThat(life.awaitReport()).isEqualTo("first");
     assertThat(life.report().join()).isEqualTo("first");
   }
+
+  @Test
+  void aGuardThatThrowsDoesNotKeepTheOthersArmed() {
+    Lifecycle<String, String> life = new Lifecycle<>();
+    AtomicInteger cancelled = new AtomicInteger();
+    life.guard(
+        () -> {
+          throw new IllegalStateException("first");
+        });
+    life.guard(cancelled::incrementAndGet);
+    assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> life.stop("why")))
+        .hasMessage("first");
+    assertThat(cancelled).hasValue(1);
+    assertThat(life.reason()).contains("why");
+  }
 }

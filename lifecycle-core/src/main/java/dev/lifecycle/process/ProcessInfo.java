@@ -55,32 +55,6 @@ public record ProcessInfo(
   }
 
   /**
-   * A row whose resident memory is unknown ({@code -1}).
-   *
-   * @param pid the process id
-   * @param ppid the parent's pid
-   * @param pgid the process group id
-   * @param sid the session id
-   * @param startTime the start time in platform units (see {@link ProcessIdentity#startTime()})
-   * @param state the scheduler state
-   * @param cpuTime user plus system CPU time consumed so far
-   * @param command the short command name (Linux {@code comm}), possibly truncated by the kernel
-   * @throws NullPointerException if {@code state}, {@code cpuTime} or {@code command} is {@code
-   *     null}
-   */
-  public ProcessInfo(
-      long pid,
-      long ppid,
-      long pgid,
-      long sid,
-      long startTime,
-      ProcessState state,
-      Duration cpuTime,
-      String command) {
-    this(pid, ppid, pgid, sid, startTime, state, cpuTime, command, -1);
-  }
-
-  /**
    * The identity of this process within the given boot.
    *
    * @param bootId the boot id of the snapshot, {@code ""} when unknown

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 class ProcessTableTest {
   private static ProcessInfo row(long pid, long ppid, long pgid, long sid, char state) {
     return new ProcessInfo(
-        pid, ppid, pgid, sid, pid * 10, ProcessState.fromCode(state), Duration.ZERO, "p" + pid);
+        pid, ppid, pgid, sid, pid * 10, ProcessState.fromCode(state), Duration.ZERO, "p" + pid, -1);
   }
 
   // 1 init; 100 session leader; 101, 102 its children; 103 child of 101 in the same group;

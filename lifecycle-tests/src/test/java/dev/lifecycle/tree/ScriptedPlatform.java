@@ -52,7 +52,8 @@ final class ScriptedPlatform extends ForwardingPlatform {
                             r.startTime() + 1,
                             r.state(),
                             r.cpuTime(),
-                            r.command())
+                            r.command(),
+                            r.residentBytes())
                         : r)
             .toList();
     return ProcessTable.of(rows, table.bootId(), table.takenAtNanos());

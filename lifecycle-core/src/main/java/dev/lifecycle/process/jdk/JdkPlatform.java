@@ -350,7 +350,8 @@ final class JdkPlatform implements ProcessPlatform {
         info.startInstant().map(Instant::toEpochMilli).orElse(-1L),
         h.isAlive() ? ProcessState.UNKNOWN : ProcessState.DEAD,
         info.totalCpuDuration().orElse(Duration.ZERO),
-        info.command().map(c -> Path.of(c).getFileName().toString()).orElse(""));
+        info.command().map(c -> Path.of(c).getFileName().toString()).orElse(""),
+        -1);
   }
 
   @Override

@@ -22,8 +22,10 @@ import java.util.TreeSet;
  * rests on session, group, parentage and cookie, and a process that left the session, lost its
  * parent and carries no readable cookie is invisible to all four, so every SESSION report lists
  * {@link #SESSION_BLIND_SPOT} in {@link #unprovable()} and is never complete. Its other lines name
- * suspects: processes started after the tree whose environment is empty or was rewritten (e.g. a
- * redis or nginx daemon, or {@code env -i}).
+ * suspects: processes started after the tree whose environment is empty, rewritten (e.g. a redis or
+ * nginx daemon, or {@code env -i}) or unreadable. A process this user may not signal is never a
+ * suspect: a tree running as this user reaches another user's process only through a setuid
+ * program, and it could not be ended from here anyway.
  *
  * @param endedBy the stage that ended the tree
  * @param processGroupId the group that was signalled as a whole, or {@code -1} when every process

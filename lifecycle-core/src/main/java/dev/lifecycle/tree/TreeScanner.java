@@ -1,5 +1,6 @@
 package dev.lifecycle.tree;
 
+import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessPlatform;
@@ -169,7 +170,10 @@ final class TreeScanner {
       }
       // Read again now: "unreadable" is also what a process that just exited looks like.
       ProcessInfo row = platform.info(pid).orElse(null);
-      if (row != null && !row.hasExited() && row.startTime() == startOf(table, pid)) {
+      if (row != null
+          && !row.hasExited()
+          && row.startTime() == startOf(table, pid)
+          && platform.probe(pid) != Liveness.ALIVE_NOT_OURS) {
         lines.add(describeSuspect(row, suspect.getValue()));
       }
     }
@@ -182,7 +186,8 @@ final class TreeScanner {
    * started before it (start times of one table share units); zombies are gone; a process whose
    * environment reads as KEY=VALUE entries keeps that answer (it inherited the cookie at fork or
    * never will). An empty or rewritten area is no answer: it is read again next time, and if the
-   * process is not found otherwise it is a suspect the SESSION tier cannot rule out.
+   * process is not found otherwise it is a suspect the SESSION tier cannot rule out, unless this
+   * user may not signal it (another user's, like every process a root build starts meanwhile).
    */
   private CookieSearch cookieCarriers(ProcessTable table, ProcessInfo anchorRow) {
     String boot = table.bootId();

@@ -2,6 +2,7 @@ package dev.lifecycle.inventory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lifecycle.AsNobody;
 import dev.lifecycle.cgroup.Cgroups;
 import dev.lifecycle.internal.DetachMarks;
 import dev.lifecycle.process.Liveness;

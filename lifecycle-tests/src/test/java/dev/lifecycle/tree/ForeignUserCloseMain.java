@@ -9,10 +9,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
- * The unprivileged child JVM of {@link ForeignUserProcessTest}: starts a SESSION-tier tree, prints
- * {@code READY <leader pid> <leader start>}, reads the pid of another user's process from stdin,
- * prints what it can know of that process, ends its tree and prints the report's verdict and its
- * unprovable lines.
+ * The child JVM of {@link ForeignUserProcessTest}: run as {@code nobody}: starts a SESSION-tier
+ * tree, prints {@code READY <leader pid> <leader start>}, reads the pid of another user's process
+ * from stdin, prints what it can know of that process, ends its tree and prints the report's
+ * verdict and its unprovable lines.
  */
 public final class ForeignUserCloseMain {
   private ForeignUserCloseMain() {}

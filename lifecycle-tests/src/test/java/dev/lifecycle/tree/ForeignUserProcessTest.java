@@ -2,25 +2,19 @@ package dev.lifecycle.tree;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lifecycle.AsNobody;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.procfs.ProcFs;
 import dev.lifecycle.testing.Await;
-import dev.lifecycle.testing.ChildJvm;
 import dev.lifecycle.testing.Requirement;
-import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.ProcessBuilder.Redirect;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -30,13 +24,12 @@ import org.junit.jupiter.api.io.TempDir;
  * An unprivileged user's SESSION-tier close while another user starts a process: that process's
  * environment is unreadable to the closing user and the kernel would not let it signal the process,
  * so it is none of the tree's suspects. Staged with real users: this JVM (root) runs {@link
- * ForeignUserCloseMain} as uid 65534 and starts a root {@code sleep} after that JVM's tree, as a
- * root build beside an unprivileged one does.
+ * ForeignUserCloseMain} as {@code nobody} and starts a root {@code sleep} after that JVM's tree, as
+ * a root build beside an unprivileged one does.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ForeignUserProcessTest {
   private static final Duration BOUND = Duration.ofSeconds(60);
-  private static final String NOBODY = "65534";
 
   @RegisterExtension final TreeReaper reaper = new TreeReaper();
 
@@ -45,29 +38,13 @@ class ForeignUserProcessTest {
   @Test
   void anotherUsersProcessStartedDuringTheCloseIsNoSuspect() throws Exception {
     Requirement.require(ProcFs.isAvailable(), "needs /proc");
-    Requirement.require(
-        "root".equals(System.getProperty("user.name")), "needs root to run a JVM as another user");
-    String setpriv = Requirement.program("setpriv").toString();
-    Path shared = Files.createDirectories(dir.resolve("shared"));
-    List<String> command = new ArrayList<>(List.of(setpriv, "--reuid=" + NOBODY));
-    command.addAll(
-        List.of("--regid=" + NOBODY, "--clear-groups", "--", ChildJvm.java(), "-cp", classPath()));
-    command.addAll(
-        List.of(
-            "--enable-native-access=ALL-UNNAMED",
-            "-Djava.io.tmpdir=" + shared,
-            "-Djna.tmpdir=" + shared,
-            ForeignUserCloseMain.class.getName()));
     Path out = dir.resolve("out.txt");
     Path err = dir.resolve("err.txt");
     ProcessBuilder builder =
-        new ProcessBuilder(command)
+        AsNobody.in(dir)
+            .javaMain(ForeignUserCloseMain.class)
             .redirectOutput(out.toFile())
-            .redirectError(err.toFile())
-            .directory(shared.toFile());
-    builder.environment().put("HOME", shared.toString());
-    openToEveryone(dir);
-    Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+            .redirectError(err.toFile());
     Process child = builder.start();
     Process foreign = null;
     try {
@@ -111,44 +88,6 @@ class ForeignUserProcessTest {
         foreign.waitFor(10, TimeUnit.SECONDS);
       }
     }
-  }
-
-  /**
-   * This test class path, copied where uid 65534 may read it (a Maven repository under a root home
-   * is not).
-   */
-  private String classPath() throws IOException {
-    Path copy = Files.createDirectories(dir.resolve("cp"));
-    List<String> entries = new ArrayList<>();
-    int index = 0;
-    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-      Path source = Path.of(entry);
-      if (!Files.exists(source)) {
-        continue;
-      }
-      Path target = copy.resolve(index++ + (Files.isDirectory(source) ? "" : ".jar"));
-      try (Stream<Path> files = Files.walk(source)) {
-        for (Path file : (Iterable<Path>) files::iterator) {
-          Files.copy(
-              file,
-              target.resolve(source.relativize(file).toString()),
-              StandardCopyOption.COPY_ATTRIBUTES);
-        }
-      }
-      entries.add(target.toString());
-    }
-    try (Stream<Path> files = Files.walk(copy)) {
-      for (Path file : (Iterable<Path>) files::iterator) {
-        openToEveryone(file);
-      }
-    }
-    return String.join(File.pathSeparator, entries);
-  }
-
-  /** Readable by every user, writable by none but root. */
-  private static void openToEveryone(Path path) throws IOException {
-    Files.setPosixFilePermissions(
-        path, PosixFilePermissions.fromString(Files.isDirectory(path) ? "rwxr-xr-x" : "rw-r--r--"));
   }
 
   /** The first line of {@code file} that starts with {@code prefix}, else "" while the JVM runs. */

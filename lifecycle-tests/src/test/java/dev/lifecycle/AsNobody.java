@@ -1,4 +1,4 @@
-package dev.lifecycle.inventory;
+package dev.lifecycle;
 
 import dev.lifecycle.testing.Requirement;
 import java.io.IOException;
@@ -11,9 +11,10 @@ import java.util.List;
 
 /**
  * Starts programs as {@code nobody} ({@code setpriv}), the way an unprivileged user's owner runs:
- * needs root to switch users; the test classpath is copied where {@code nobody} can read it.
+ * needs root to switch users; the test classpath is copied where {@code nobody} can read it. Shared
+ * by the tests that need another user.
  */
-final class AsNobody {
+public final class AsNobody {
   private final Path setpriv;
   private final Path dir;
   private String classpath;
@@ -24,7 +25,7 @@ final class AsNobody {
   }
 
   /** Skips (fails under CI) unless this JVM is root and {@code setpriv} is present. */
-  static AsNobody in(Path dir) throws IOException {
+  public static AsNobody in(Path dir) throws IOException {
     Requirement.require(
         "0".equals(String.valueOf(Files.getAttribute(Path.of("/proc/self"), "unix:uid"))),
         "running an owner as another user needs root");
@@ -32,7 +33,7 @@ final class AsNobody {
   }
 
   /** {@code command} as nobody, in a directory nobody can read; stdout piped. */
-  ProcessBuilder command(List<String> command) throws IOException {
+  public ProcessBuilder command(List<String> command) throws IOException {
     List<String> argv = new ArrayList<>();
     argv.add(setpriv.toString());
     argv.addAll(List.of("--reuid=nobody", "--regid=nogroup", "--clear-groups"));
@@ -45,7 +46,7 @@ final class AsNobody {
   }
 
   /** A JVM running {@code main} as nobody with this test classpath. */
-  ProcessBuilder javaMain(Class<?> main, String... args) throws IOException {
+  public ProcessBuilder javaMain(Class<?> main, String... args) throws IOException {
     List<String> argv = new ArrayList<>();
     argv.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     argv.addAll(List.of("-XX:TieredStopAtLevel=1", "-cp", classpath(), main.getName()));
@@ -61,7 +62,7 @@ final class AsNobody {
   /** The test classpath copied where {@code nobody} can read it, once. */
   private synchronized String classpath() throws IOException {
     if (classpath == null) {
-      classpath = dev.lifecycle.ReadableClasspath.copyUnder(dir);
+      classpath = ReadableClasspath.copyUnder(dir);
     }
     return classpath;
   }

@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
- * The child JVM of {@link ForeignUserProcessTest}: run as {@code nobody}: starts a SESSION-tier
+ * The child JVM of {@link ForeignUserProcessTest}, run as {@code nobody}: starts a SESSION-tier
  * tree, prints {@code READY <leader pid> <leader start>}, reads the pid of another user's process
  * from stdin, prints what it can know of that process, ends its tree and prints the report's
  * verdict and its unprovable lines.

@@ -11,37 +11,13 @@ import java.io.OutputStream;
  * signals every member by identity. Immutable and thread-safe.
  */
 final class ForeignLeader extends SupervisedProcess {
-  private final ProcessIdentity identity;
-  private final String cookie;
-
   ForeignLeader(ProcessIdentity identity, String cookie) {
-    this.identity = identity;
-    this.cookie = cookie;
-  }
-
-  @Override
-  public ProcessIdentity identity() {
-    return identity;
+    super(identity, -1, cookie);
   }
 
   @Override
   public long pid() {
-    return identity.pid();
-  }
-
-  @Override
-  public long processGroupId() {
-    return -1;
-  }
-
-  @Override
-  public boolean isSessionLeader() {
-    return false;
-  }
-
-  @Override
-  public String treeCookie() {
-    return cookie;
+    return identity().pid();
   }
 
   @Override
@@ -66,16 +42,16 @@ final class ForeignLeader extends SupervisedProcess {
 
   @Override
   public int waitFor() {
-    throw new UnsupportedOperationException("not a child of this JVM: " + identity);
+    throw new UnsupportedOperationException("not a child of this JVM: " + identity());
   }
 
   @Override
   public int exitValue() {
-    throw new IllegalThreadStateException("not a child of this JVM: " + identity);
+    throw new IllegalThreadStateException("not a child of this JVM: " + identity());
   }
 
   @Override
   public void destroy() {
-    throw new UnsupportedOperationException("not a child of this JVM: " + identity);
+    throw new UnsupportedOperationException("not a child of this JVM: " + identity());
   }
 }

@@ -31,9 +31,6 @@ final class PosixProcess extends SupervisedProcess {
 
   private final OsConstants os;
   private final int pid;
-  private final ProcessIdentity identity;
-  private final long processGroupId;
-  private final String cookie;
   private final boolean keepUnreaped;
   private final OutputStream stdin;
   private final InputStream stdout;
@@ -54,12 +51,10 @@ final class PosixProcess extends SupervisedProcess {
       boolean keepUnreaped,
       Stdio stdio,
       Consumer<PosixProcess> onReaped) {
+    super(identity, processGroupId, cookie);
     this.os = os;
     this.pid = pid;
     this.pidfd = pidfd;
-    this.identity = identity;
-    this.processGroupId = processGroupId;
-    this.cookie = cookie;
     this.keepUnreaped = keepUnreaped;
     this.stdin = stdio.stdin();
     this.stdout = stdio.stdout();
@@ -200,21 +195,6 @@ final class PosixProcess extends SupervisedProcess {
   }
 
   @Override
-  public ProcessIdentity identity() {
-    return identity;
-  }
-
-  @Override
-  public long processGroupId() {
-    return processGroupId;
-  }
-
-  @Override
-  public String treeCookie() {
-    return cookie;
-  }
-
-  @Override
   public OutputStream getOutputStream() {
     return stdin;
   }
@@ -320,7 +300,7 @@ final class PosixProcess extends SupervisedProcess {
     return "PosixProcess[pid="
         + pid
         + ", pgid="
-        + processGroupId
+        + processGroupId()
         + (value == null ? ", running" : ", exitValue=" + value)
         + "]";
   }

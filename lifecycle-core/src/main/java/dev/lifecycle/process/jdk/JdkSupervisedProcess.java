@@ -10,31 +10,11 @@ import java.util.concurrent.TimeUnit;
 /** A {@link ProcessBuilder} child presented as a {@link SupervisedProcess}; the JDK reaps it. */
 final class JdkSupervisedProcess extends SupervisedProcess {
   private final Process delegate;
-  private final ProcessIdentity identity;
-  private final long processGroupId;
-  private final String cookie;
 
   JdkSupervisedProcess(
       Process delegate, ProcessIdentity identity, long processGroupId, String cookie) {
+    super(identity, processGroupId, cookie);
     this.delegate = delegate;
-    this.identity = identity;
-    this.processGroupId = processGroupId;
-    this.cookie = cookie;
-  }
-
-  @Override
-  public ProcessIdentity identity() {
-    return identity;
-  }
-
-  @Override
-  public long processGroupId() {
-    return processGroupId;
-  }
-
-  @Override
-  public String treeCookie() {
-    return cookie;
   }
 
   @Override
@@ -110,6 +90,6 @@ final class JdkSupervisedProcess extends SupervisedProcess {
 
   @Override
   public String toString() {
-    return "SupervisedProcess[pid=" + pid() + ", pgid=" + processGroupId + ", jdk]";
+    return "SupervisedProcess[pid=" + pid() + ", pgid=" + processGroupId() + ", jdk]";
   }
 }

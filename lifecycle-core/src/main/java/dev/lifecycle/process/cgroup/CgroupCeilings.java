@@ -67,17 +67,9 @@ public final class CgroupCeilings {
    * @return which ceilings the kernel now enforces, which the watchdog judges, and why
    */
   public static Enforcement apply(Cgroup parent, Cgroup own, Ceilings ceilings) {
-    Set<Breach.Kind> wanted = EnumSet.noneOf(Breach.Kind.class);
-    if (ceilings.memoryBytes() > 0) {
-      wanted.add(Breach.Kind.MEMORY);
-    }
-    if (ceilings.processes() > 0) {
-      wanted.add(Breach.Kind.PROCESSES);
-    }
-    if (ceilings.cpu().isEnabled()) {
-      wanted.add(Breach.Kind.CPU);
-    }
     Set<Breach.Kind> watchdog = enabledKinds(ceilings);
+    Set<Breach.Kind> wanted = EnumSet.copyOf(watchdog); // an EnumSet: copied even when empty
+    wanted.remove(Breach.Kind.SPIN); // the kernel has no spin rule
     if (wanted.isEmpty()) {
       return new Enforcement(Set.of(), watchdog, "the spin rule is always the watchdog's");
     }

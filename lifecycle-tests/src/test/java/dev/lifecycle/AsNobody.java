@@ -49,7 +49,8 @@ public final class AsNobody {
   public ProcessBuilder javaMain(Class<?> main, String... args) throws IOException {
     List<String> argv = new ArrayList<>();
     argv.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    argv.addAll(List.of("-XX:TieredStopAtLevel=1", "-cp", classpath(), main.getName()));
+    argv.addAll(List.of("-XX:TieredStopAtLevel=1", "--enable-native-access=ALL-UNNAMED"));
+    argv.addAll(List.of("-cp", classpath(), main.getName()));
     argv.addAll(List.of(args));
     return command(argv);
   }

@@ -39,9 +39,7 @@ class SupervisedStdioClientTransportTest {
   @Test
   void theIdleTimeoutWaitsForTheRequestInFlightThenShutsTheServerDown() throws Exception {
     SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(McpServers.everything(servers.tag(), Fixture.NONE))
-            .idleTimeout(Limit.ofSeconds(3))
-            .build();
+        everything(Fixture.NONE).idleTimeout(Limit.ofSeconds(3)).build();
     McpSyncClient client = client(transport);
     client.initialize();
     // 7 s in flight, over twice the idle timeout: the request's lease holds it off.
@@ -60,9 +58,7 @@ class SupervisedStdioClientTransportTest {
   @Test
   void theWallClockLimitEndsTheServerAndFailsTheRequestInFlight() throws Exception {
     SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(McpServers.everything(servers.tag(), Fixture.NONE))
-            .wallClockLimit(Limit.ofSeconds(6))
-            .build();
+        everything(Fixture.NONE).wallClockLimit(Limit.ofSeconds(6)).build();
     McpSyncClient client = client(transport);
     long start = System.nanoTime();
     // Counted from the spawn: on a loaded machine npx may still be starting when it fires, and
@@ -83,9 +79,7 @@ class SupervisedStdioClientTransportTest {
   @Test
   void theStartupBoundReclaimsAServerStuckBeforeItReadsStdin() throws Exception {
     SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(McpServers.everything(servers.tag(), Fixture.STALL))
-            .startupTimeout(Limit.ofMillis(1500))
-            .build();
+        everything(Fixture.STALL).startupTimeout(Limit.ofMillis(1500)).build();
     McpSyncClient client = client(transport);
     long start = System.nanoTime();
     assertThatThrownBy(client::initialize).hasStackTraceContaining("STARTUP_TIMEOUT");
@@ -157,10 +151,7 @@ class SupervisedStdioClientTransportTest {
     ShutdownLadder immediate =
         ShutdownLadder.defaults().withStdinWait(Duration.ZERO).withTermGrace(Duration.ZERO);
     SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(
-                McpServers.everything(servers.tag(), Fixture.IGNORE_TERM))
-            .shutdownLadder(immediate)
-            .build();
+        everything(Fixture.IGNORE_TERM).shutdownLadder(immediate).build();
     McpSyncClient client = client(transport);
     client.initialize();
     long start = System.nanoTime();
@@ -176,9 +167,7 @@ class SupervisedStdioClientTransportTest {
 
   @Test
   void theServerGoingAwayReachesTheExceptionHandler() throws Exception {
-    SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(McpServers.everything(servers.tag(), Fixture.NONE))
-            .build();
+    SupervisedStdioClientTransport transport = everything(Fixture.NONE).build();
     AtomicReference<Throwable> seen = new AtomicReference<>();
     McpSyncClient client = client(transport);
     client.initialize();
@@ -195,9 +184,7 @@ class SupervisedStdioClientTransportTest {
 
   @Test
   void theAsyncClientWorksTheSame() throws Exception {
-    SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(McpServers.everything(servers.tag(), Fixture.LINGER))
-            .build();
+    SupervisedStdioClientTransport transport = everything(Fixture.LINGER).build();
     McpAsyncClient client =
         McpClient.async(transport)
             .requestTimeout(Duration.ofSeconds(30))
@@ -218,10 +205,7 @@ class SupervisedStdioClientTransportTest {
 
   @Test
   void theSdksNonGracefulCloseStillRunsTheWholeLadder() throws Exception {
-    SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(
-                McpServers.everything(servers.tag(), Fixture.IGNORE_TERM))
-            .build();
+    SupervisedStdioClientTransport transport = everything(Fixture.IGNORE_TERM).build();
     McpSyncClient client = client(transport);
     client.initialize();
     client.close(); // returns at once; the shutdown runs on a thread of its own
@@ -231,10 +215,7 @@ class SupervisedStdioClientTransportTest {
 
   @Test
   void aStrayLineAfterTheFirstMessageIsSkippedNotFatal() throws Exception {
-    SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(
-                McpServers.everything(servers.tag(), Fixture.NOISY_STDOUT))
-            .build();
+    SupervisedStdioClientTransport transport = everything(Fixture.NOISY_STDOUT).build();
     McpSyncClient client = client(transport);
     client.initialize();
     assertThat(client.listTools().tools()).isNotEmpty();
@@ -247,12 +228,17 @@ class SupervisedStdioClientTransportTest {
   @Test
   void aLineOverTheBoundEndsTheServerInsteadOfBufferingIt() throws Exception {
     SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(McpServers.everything(servers.tag(), Fixture.NONE))
+        everything(Fixture.NONE)
             .maxLineBytes(64) // the initialize answer is a few kB
             .build();
     McpSyncClient client = client(transport);
     assertThatThrownBy(client::initialize).hasStackTraceContaining("longer than 64 bytes");
     shutDownFor(transport, ShutdownReason.PROTOCOL_ERROR);
+  }
+
+  /** The transport's builder for the reference server with {@code fixture}. */
+  private SupervisedStdioClientTransport.Builder everything(Fixture fixture) {
+    return SupervisedStdioClientTransport.builder(McpServers.everything(servers.tag(), fixture));
   }
 
   /** The one shutdown's report, once it says {@code reason}, no survivor, and no tagged process. */

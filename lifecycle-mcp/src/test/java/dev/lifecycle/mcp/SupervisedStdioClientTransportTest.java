@@ -2,6 +2,7 @@ package dev.lifecycle.mcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.lifecycle.mcp.McpServers.Fixture;
 import dev.lifecycle.mcp.StdioShutdownReport.Step;
@@ -20,6 +21,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.assertj.core.api.AbstractThrowableAssert;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -60,10 +63,10 @@ class SupervisedStdioClientTransportTest {
     SupervisedStdioClientTransport transport =
         everything(Fixture.NONE).wallClockLimit(Limit.ofSeconds(6)).build();
     McpSyncClient client = client(transport);
-    long start = System.nanoTime();
     // Counted from the spawn: on a loaded machine npx may still be starting when it fires, and
     // then initialize is the request it fails. Either way a request in flight fails with it.
-    assertThatThrownBy(
+    failsWithin(
+            Duration.ofSeconds(25),
             () -> {
               client.initialize();
               client.callTool(
@@ -71,7 +74,6 @@ class SupervisedStdioClientTransportTest {
                       "trigger-long-running-operation", Map.of("duration", 60, "steps", 6)));
             })
         .hasStackTraceContaining("WALL_CLOCK");
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(25));
     shutDownFor(transport, ShutdownReason.WALL_CLOCK);
     client.closeGracefully();
   }
@@ -81,11 +83,9 @@ class SupervisedStdioClientTransportTest {
     SupervisedStdioClientTransport transport =
         everything(Fixture.STALL).startupTimeout(Limit.ofMillis(1500)).build();
     McpSyncClient client = client(transport);
-    long start = System.nanoTime();
-    assertThatThrownBy(client::initialize).hasStackTraceContaining("STARTUP_TIMEOUT");
-    assertThat(Duration.ofNanos(System.nanoTime() - start))
-        .as("the startup bound, not the client's 30 s initialization timeout")
-        .isLessThan(Duration.ofSeconds(15));
+    // the startup bound, not the client's 30 s initialization timeout
+    failsWithin(Duration.ofSeconds(15), client::initialize)
+        .hasStackTraceContaining("STARTUP_TIMEOUT");
     StdioShutdownReport report = shutDownFor(transport, ShutdownReason.STARTUP_TIMEOUT);
     assertThat(report.endedBy()).isEqualTo(Step.TERM); // blocked, not reading: EOF cannot end it
   }
@@ -95,11 +95,9 @@ class SupervisedStdioClientTransportTest {
     SupervisedStdioClientTransport transport =
         SupervisedStdioClientTransport.builder(McpServers.missingProgram(servers.tag())).build();
     McpSyncClient client = client(transport);
-    long start = System.nanoTime();
-    assertThatThrownBy(client::initialize)
+    failsWithin(Duration.ofSeconds(20), client::initialize)
         .hasStackTraceContaining("SERVER_EXITED")
         .hasStackTraceContaining("npm error"); // npm's own words: its stderr tail
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
     StdioShutdownReport report = transport.onShutdown().get(20, TimeUnit.SECONDS);
     assertThat(report.reason()).isEqualTo(ShutdownReason.SERVER_EXITED);
     assertThat(report.exitCode()).hasValue(1);
@@ -114,9 +112,8 @@ class SupervisedStdioClientTransportTest {
             ServerParameters.builder("/nonexistent/mcp-server").build(),
             McpJsonDefaults.getMapper());
     McpSyncClient client = client(transport);
-    long start = System.nanoTime();
-    assertThatThrownBy(client::initialize).hasStackTraceContaining("cannot start MCP server");
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+    failsWithin(Duration.ofSeconds(10), client::initialize)
+        .hasStackTraceContaining("cannot start MCP server");
     StdioShutdownReport report = transport.onShutdown().get(5, TimeUnit.SECONDS);
     assertThat(report.endedBy()).isEqualTo(Step.NEVER_STARTED);
     assertThat(report.reason()).isEqualTo(ShutdownReason.CONNECT_FAILED);
@@ -239,6 +236,17 @@ class SupervisedStdioClientTransportTest {
   /** The transport's builder for the reference server with {@code fixture}. */
   private SupervisedStdioClientTransport.Builder everything(Fixture fixture) {
     return SupervisedStdioClientTransport.builder(McpServers.everything(servers.tag(), fixture));
+  }
+
+  /** Runs {@code call}, which must throw within {@code bound}; the assertion on what it threw. */
+  private static AbstractThrowableAssert<?, ? extends Throwable> failsWithin(
+      Duration bound, ThrowingCallable call) {
+    long start = System.nanoTime();
+    Throwable thrown = catchThrowable(call);
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    assertThat(thrown).as("the call failed").isNotNull();
+    assertThat(took).as("time to fail").isLessThan(bound);
+    return assertThat(thrown);
   }
 
   /** The one shutdown's report, once it says {@code reason}, no survivor, and no tagged process. */

@@ -26,6 +26,7 @@ import dev.lifecycle.record.ReadResult;
 import dev.lifecycle.record.RecordStore;
 import dev.lifecycle.record.SessionRecord;
 import dev.lifecycle.testkit.NoProcessLeaks;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -46,6 +47,19 @@ class BrokerLifecycleTest {
 
   private static ProcessIdentity brokerOf(BrokerSession session) {
     return Workspace.OS.identify(session.pid()).orElseThrow();
+  }
+
+  private static void assertEnds(ProcessIdentity broker, Duration within) {
+    assertThat(poll(within, () -> gone(broker))).as("broker %s ended", broker).isTrue();
+  }
+
+  /** Every process started with the workspace's mark has ended. */
+  private static void assertTreeGone(Workspace ws) {
+    assertThat(poll(Duration.ofSeconds(5), () -> ws.marked().isEmpty())).isTrue();
+  }
+
+  private static void assertRecordAbsent(Workspace ws) throws IOException {
+    assertThat(ws.store().read(Cli.BROKER_NAME).status()).isEqualTo(ReadResult.Status.ABSENT);
   }
 
   @Test
@@ -70,7 +84,7 @@ class BrokerLifecycleTest {
       String log = ws.log();
       assertThat(log.split("stopped: ShutdownReport", -1)).as(log).hasSize(2); // exactly one pass
       assertThat(log).contains("KILL ["); // the TERM-ignoring MCP servers needed SIGKILL
-      assertThat(ws.store().read(Cli.BROKER_NAME).status()).isEqualTo(ReadResult.Status.ABSENT);
+      assertRecordAbsent(ws);
     }
   }
 
@@ -83,7 +97,7 @@ class BrokerLifecycleTest {
       ProcessIdentity broker = brokerOf(session);
       assertThat(poll(Duration.ofSeconds(10), () -> gone(broker) && allGone(backend))).isTrue();
       assertThat(ws.log()).contains("reason=IDLE");
-      assertThat(ws.store().read(Cli.BROKER_NAME).status()).isEqualTo(ReadResult.Status.ABSENT);
+      assertRecordAbsent(ws);
     }
   }
 
@@ -99,7 +113,7 @@ class BrokerLifecycleTest {
         assertThat(poll(Duration.ofMillis(1600), () -> gone(broker))).isFalse();
         assertThat(request(held, STATUS)).contains("SERVING");
       }
-      assertThat(poll(Duration.ofSeconds(8), () -> gone(broker))).isTrue();
+      assertEnds(broker, Duration.ofSeconds(8));
     }
   }
 
@@ -114,7 +128,7 @@ class BrokerLifecycleTest {
         send(ch, "{\"op\":\"slow\",\"ms\":2000}");
       } // the client leaves before the reply
       assertThat(poll(Duration.ofMillis(1500), () -> gone(broker))).as("idle while busy").isFalse();
-      assertThat(poll(Duration.ofSeconds(8), () -> gone(broker))).isTrue();
+      assertEnds(broker, Duration.ofSeconds(8));
       assertThat(Duration.ofNanos(System.nanoTime() - t0)).isGreaterThan(Duration.ofMillis(2000));
     }
   }
@@ -167,8 +181,8 @@ class BrokerLifecycleTest {
           .isInstanceOf(BrokerException.class)
           .hasMessageContaining("exited with status 3");
       assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(15));
-      assertThat(poll(Duration.ofSeconds(5), () -> ws.marked().isEmpty())).isTrue();
-      assertThat(ws.store().read(Cli.BROKER_NAME).status()).isEqualTo(ReadResult.Status.ABSENT);
+      assertTreeGone(ws);
+      assertRecordAbsent(ws);
       try (var files = Files.list(ws.dir)) {
         assertThat(files.map(p -> p.getFileName().toString()))
             .noneMatch(n -> n.contains(".gen-") || n.endsWith(".record"));
@@ -184,7 +198,7 @@ class BrokerLifecycleTest {
     Path deep = Files.createTempDirectory("examples-ws-").resolve("d".repeat(120));
     try (Workspace ws = new Workspace(deep)) {
       assertThatThrownBy(ws::ensure).isInstanceOf(BrokerException.class);
-      assertThat(poll(Duration.ofSeconds(5), () -> ws.marked().isEmpty())).isTrue();
+      assertTreeGone(ws);
       assertThat(ws.log()).contains("STARTUP_FAILED");
     } finally {
       Files.deleteIfExists(deep.getParent());
@@ -212,8 +226,8 @@ class BrokerLifecycleTest {
       try (BrokerConnection halfOpen = connect(session)) {
         send(halfOpen, "{\"op\":\"slow\",\"ms\":60000}"); // never reads, never closes
         assertThat(call(session, SHUTDOWN).get("result")).isEqualTo("shutting down");
-        assertThat(poll(Duration.ofSeconds(8), () -> gone(broker))).isTrue();
-        assertThatThrownBy(() -> connect(session)).isInstanceOf(java.io.IOException.class);
+        assertEnds(broker, Duration.ofSeconds(8));
+        assertThatThrownBy(() -> connect(session)).isInstanceOf(IOException.class);
       }
     }
   }
@@ -270,7 +284,7 @@ class BrokerLifecycleTest {
               Map.of(ArtifactKind.DIRECTORY, ws.dir.resolve(Cli.BROKER_NAME + ".successor")));
       store.publish(Cli.BROKER_NAME, successor);
       assertThat(call(session, SHUTDOWN).get("ok")).isEqualTo(true);
-      assertThat(poll(Duration.ofSeconds(8), () -> gone(broker))).isTrue();
+      assertEnds(broker, Duration.ofSeconds(8));
       assertThat(ws.log()).contains("recordCleared=false");
       assertThat(Files.readString(store.recordFile(Cli.BROKER_NAME))).contains(successor.token());
       assertThat(store.compareAndClear(Cli.BROKER_NAME, successor.token())).isTrue();
@@ -325,7 +339,7 @@ class BrokerLifecycleTest {
       assertThat(run.exit()).isEqualTo(Cli.UNAVAILABLE);
       assertThat(run.elapsed()).isLessThan(Duration.ofSeconds(20));
       assertThat(ws.log()).contains("refused to initialize");
-      assertThat(poll(Duration.ofSeconds(5), () -> ws.marked().isEmpty())).isTrue();
+      assertTreeGone(ws);
     }
   }
 
@@ -340,10 +354,10 @@ class BrokerLifecycleTest {
         long t0 = System.nanoTime();
         // Without a backend-exit policy the broker answers "app server is gone" until idle, and
         // each failed call re-arms the idle timer: here that would be 10 minutes of errors.
-        assertThat(poll(Duration.ofSeconds(10), () -> gone(broker))).as("broker ended").isTrue();
+        assertEnds(broker, Duration.ofSeconds(10));
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
         assertThatThrownBy(() -> request(ch, "{\"op\":\"call\",\"tool\":\"echo\"}"))
-            .isInstanceOf(java.io.IOException.class);
+            .isInstanceOf(IOException.class);
       }
       assertThat(ws.log()).contains("BACKEND_EXITED");
       Workspace.CliRun next = ws.cli("{\"op\":\"call\",\"tool\":\"echo\",\"args\":1}");
@@ -355,7 +369,7 @@ class BrokerLifecycleTest {
   private static void sendIfOpen(BrokerConnection ch, String line) {
     try {
       send(ch, line);
-    } catch (java.io.IOException closedByTheFirstTrigger) {
+    } catch (IOException closedByTheFirstTrigger) {
       // fine: the pass closes every connection
     }
   }

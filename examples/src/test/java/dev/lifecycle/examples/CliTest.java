@@ -38,6 +38,14 @@ import org.junit.jupiter.api.Test;
 class CliTest {
   private static final String ECHO = "{\"op\":\"call\",\"tool\":\"echo\",\"args\":\"echo-ok\"}";
 
+  /** Ends the broker, then proves every process of every launch gone. */
+  private static void shutDownAndAssertGone(Workspace ws, LaunchReport... launches) {
+    ws.shutdownAll();
+    for (LaunchReport launch : launches) {
+      launch.assertAllGone(Duration.ofSeconds(10));
+    }
+  }
+
   private static ConcurrentLaunch.Builder launch(Workspace ws, String request, int count) {
     return ConcurrentLaunch.builder(ws.cliArgv(request))
         .count(count)
@@ -72,9 +80,7 @@ class CliTest {
       assertThat(after.stdout()).isEqualTo("\"echo-ok\"");
       assertThat(((Map<?, ?>) ExampleJson.parse(ws.cli("{\"op\":\"status\"}").stdout())).get("pid"))
           .isIn(brokers);
-      ws.shutdownAll();
-      cold.assertAllGone(Duration.ofSeconds(10));
-      killed.assertAllGone(Duration.ofSeconds(10));
+      shutDownAndAssertGone(ws, cold, killed);
     }
   }
 
@@ -97,9 +103,7 @@ class CliTest {
         assertThat(r.stdout()).isEmpty();
         assertThat(r.stderr()).contains("failed as requested");
       }
-      ws.shutdownAll();
-      ok.assertAllGone(Duration.ofSeconds(10));
-      failing.assertAllGone(Duration.ofSeconds(10));
+      shutDownAndAssertGone(ws, ok, failing);
     }
   }
 

@@ -2,6 +2,7 @@ package dev.lifecycle.mcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.lifecycle.mcp.McpServers.Fixture;
 import dev.lifecycle.mcp.StdioShutdownReport.Step;
@@ -20,6 +21,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.assertj.core.api.AbstractThrowableAssert;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -39,9 +42,7 @@ class SupervisedStdioClientTransportTest {
   @Test
   void theIdleTimeoutWaitsForTheRequestInFlightThenShutsTheServerDown() throws Exception {
     SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(McpServers.everything(servers.tag(), Fixture.NONE))
-            .idleTimeout(Limit.ofSeconds(3))
-            .build();
+        everything(Fixture.NONE).idleTimeout(Limit.ofSeconds(3)).build();
     McpSyncClient client = client(transport);
     client.initialize();
     // 7 s in flight, over twice the idle timeout: the request's lease holds it off.
@@ -60,14 +61,12 @@ class SupervisedStdioClientTransportTest {
   @Test
   void theWallClockLimitEndsTheServerAndFailsTheRequestInFlight() throws Exception {
     SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(McpServers.everything(servers.tag(), Fixture.NONE))
-            .wallClockLimit(Limit.ofSeconds(6))
-            .build();
+        everything(Fixture.NONE).wallClockLimit(Limit.ofSeconds(6)).build();
     McpSyncClient client = client(transport);
-    long start = System.nanoTime();
     // Counted from the spawn: on a loaded machine npx may still be starting when it fires, and
     // then initialize is the request it fails. Either way a request in flight fails with it.
-    assertThatThrownBy(
+    failsWithin(
+            Duration.ofSeconds(25),
             () -> {
               client.initialize();
               client.callTool(
@@ -75,7 +74,6 @@ class SupervisedStdioClientTransportTest {
                       "trigger-long-running-operation", Map.of("duration", 60, "steps", 6)));
             })
         .hasStackTraceContaining("WALL_CLOCK");
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(25));
     shutDownFor(transport, ShutdownReason.WALL_CLOCK);
     client.closeGracefully();
   }
@@ -83,15 +81,11 @@ class SupervisedStdioClientTransportTest {
   @Test
   void theStartupBoundReclaimsAServerStuckBeforeItReadsStdin() throws Exception {
     SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(McpServers.everything(servers.tag(), Fixture.STALL))
-            .startupTimeout(Limit.ofMillis(1500))
-            .build();
+        everything(Fixture.STALL).startupTimeout(Limit.ofMillis(1500)).build();
     McpSyncClient client = client(transport);
-    long start = System.nanoTime();
-    assertThatThrownBy(client::initialize).hasStackTraceContaining("STARTUP_TIMEOUT");
-    assertThat(Duration.ofNanos(System.nanoTime() - start))
-        .as("the startup bound, not the client's 30 s initialization timeout")
-        .isLessThan(Duration.ofSeconds(15));
+    // the startup bound, not the client's 30 s initialization timeout
+    failsWithin(Duration.ofSeconds(15), client::initialize)
+        .hasStackTraceContaining("STARTUP_TIMEOUT");
     StdioShutdownReport report = shutDownFor(transport, ShutdownReason.STARTUP_TIMEOUT);
     assertThat(report.endedBy()).isEqualTo(Step.TERM); // blocked, not reading: EOF cannot end it
   }
@@ -101,11 +95,9 @@ class SupervisedStdioClientTransportTest {
     SupervisedStdioClientTransport transport =
         SupervisedStdioClientTransport.builder(McpServers.missingProgram(servers.tag())).build();
     McpSyncClient client = client(transport);
-    long start = System.nanoTime();
-    assertThatThrownBy(client::initialize)
+    failsWithin(Duration.ofSeconds(20), client::initialize)
         .hasStackTraceContaining("SERVER_EXITED")
         .hasStackTraceContaining("npm error"); // npm's own words: its stderr tail
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
     StdioShutdownReport report = transport.onShutdown().get(20, TimeUnit.SECONDS);
     assertThat(report.reason()).isEqualTo(ShutdownReason.SERVER_EXITED);
     assertThat(report.exitCode()).hasValue(1);
@@ -120,9 +112,8 @@ class SupervisedStdioClientTransportTest {
             ServerParameters.builder("/nonexistent/mcp-server").build(),
             McpJsonDefaults.getMapper());
     McpSyncClient client = client(transport);
-    long start = System.nanoTime();
-    assertThatThrownBy(client::initialize).hasStackTraceContaining("cannot start MCP server");
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+    failsWithin(Duration.ofSeconds(10), client::initialize)
+        .hasStackTraceContaining("cannot start MCP server");
     StdioShutdownReport report = transport.onShutdown().get(5, TimeUnit.SECONDS);
     assertThat(report.endedBy()).isEqualTo(Step.NEVER_STARTED);
     assertThat(report.reason()).isEqualTo(ShutdownReason.CONNECT_FAILED);
@@ -157,10 +148,7 @@ class SupervisedStdioClientTransportTest {
     ShutdownLadder immediate =
         ShutdownLadder.defaults().withStdinWait(Duration.ZERO).withTermGrace(Duration.ZERO);
     SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(
-                McpServers.everything(servers.tag(), Fixture.IGNORE_TERM))
-            .shutdownLadder(immediate)
-            .build();
+        everything(Fixture.IGNORE_TERM).shutdownLadder(immediate).build();
     McpSyncClient client = client(transport);
     client.initialize();
     long start = System.nanoTime();
@@ -176,9 +164,7 @@ class SupervisedStdioClientTransportTest {
 
   @Test
   void theServerGoingAwayReachesTheExceptionHandler() throws Exception {
-    SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(McpServers.everything(servers.tag(), Fixture.NONE))
-            .build();
+    SupervisedStdioClientTransport transport = everything(Fixture.NONE).build();
     AtomicReference<Throwable> seen = new AtomicReference<>();
     McpSyncClient client = client(transport);
     client.initialize();
@@ -195,9 +181,7 @@ class SupervisedStdioClientTransportTest {
 
   @Test
   void theAsyncClientWorksTheSame() throws Exception {
-    SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(McpServers.everything(servers.tag(), Fixture.LINGER))
-            .build();
+    SupervisedStdioClientTransport transport = everything(Fixture.LINGER).build();
     McpAsyncClient client =
         McpClient.async(transport)
             .requestTimeout(Duration.ofSeconds(30))
@@ -218,10 +202,7 @@ class SupervisedStdioClientTransportTest {
 
   @Test
   void theSdksNonGracefulCloseStillRunsTheWholeLadder() throws Exception {
-    SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(
-                McpServers.everything(servers.tag(), Fixture.IGNORE_TERM))
-            .build();
+    SupervisedStdioClientTransport transport = everything(Fixture.IGNORE_TERM).build();
     McpSyncClient client = client(transport);
     client.initialize();
     client.close(); // returns at once; the shutdown runs on a thread of its own
@@ -231,10 +212,7 @@ class SupervisedStdioClientTransportTest {
 
   @Test
   void aStrayLineAfterTheFirstMessageIsSkippedNotFatal() throws Exception {
-    SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(
-                McpServers.everything(servers.tag(), Fixture.NOISY_STDOUT))
-            .build();
+    SupervisedStdioClientTransport transport = everything(Fixture.NOISY_STDOUT).build();
     McpSyncClient client = client(transport);
     client.initialize();
     assertThat(client.listTools().tools()).isNotEmpty();
@@ -247,12 +225,28 @@ class SupervisedStdioClientTransportTest {
   @Test
   void aLineOverTheBoundEndsTheServerInsteadOfBufferingIt() throws Exception {
     SupervisedStdioClientTransport transport =
-        SupervisedStdioClientTransport.builder(McpServers.everything(servers.tag(), Fixture.NONE))
+        everything(Fixture.NONE)
             .maxLineBytes(64) // the initialize answer is a few kB
             .build();
     McpSyncClient client = client(transport);
     assertThatThrownBy(client::initialize).hasStackTraceContaining("longer than 64 bytes");
     shutDownFor(transport, ShutdownReason.PROTOCOL_ERROR);
+  }
+
+  /** The transport's builder for the reference server with {@code fixture}. */
+  private SupervisedStdioClientTransport.Builder everything(Fixture fixture) {
+    return SupervisedStdioClientTransport.builder(McpServers.everything(servers.tag(), fixture));
+  }
+
+  /** Runs {@code call}, which must throw within {@code bound}; the assertion on what it threw. */
+  private static AbstractThrowableAssert<?, ? extends Throwable> failsWithin(
+      Duration bound, ThrowingCallable call) {
+    long start = System.nanoTime();
+    Throwable thrown = catchThrowable(call);
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    assertThat(thrown).as("the call failed").isNotNull();
+    assertThat(took).as("time to fail").isLessThan(bound);
+    return assertThat(thrown);
   }
 
   /** The one shutdown's report, once it says {@code reason}, no survivor, and no tagged process. */

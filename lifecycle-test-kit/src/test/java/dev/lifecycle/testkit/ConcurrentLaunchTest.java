@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
 @NoProcessLeaks(linger = "1s")
@@ -15,6 +16,12 @@ class ConcurrentLaunchTest {
 
   private static final Duration BOUND = Duration.ofSeconds(10);
   private static final Duration GONE = Duration.ofSeconds(5);
+
+  /** Two {@link #SLEEPER}s launched with the variant under test. */
+  private static LaunchReport twoSleepers(UnaryOperator<ConcurrentLaunch.Builder> variant)
+      throws Exception {
+    return variant.apply(ConcurrentLaunch.builder(SLEEPER.command()).count(2)).build().run();
+  }
 
   @Test
   void coldLaunchCollectsExitCodesOutputAndTimings() throws Exception {
@@ -83,13 +90,7 @@ class ConcurrentLaunchTest {
   @Test
   void aDelayedKillWaitsForACallerThatStartsLate() throws Exception {
     // A kill due before the caller has even started still lands once it has.
-    LaunchReport report =
-        ConcurrentLaunch.builder(SLEEPER.command())
-            .count(2)
-            .killCallers(2, Duration.ZERO)
-            .timeout(BOUND)
-            .build()
-            .run();
+    LaunchReport report = twoSleepers(b -> b.killCallers(2, Duration.ZERO).timeout(BOUND));
     assertThat(report.results())
         .allMatch(LaunchResult::killedByHarness)
         .allMatch(r -> r.exitCode().orElse(-1) == 128 + 9);
@@ -98,12 +99,7 @@ class ConcurrentLaunchTest {
 
   @Test
   void timeoutIsReportedAndTheStragglerKilled() throws Exception {
-    LaunchReport report =
-        ConcurrentLaunch.builder(SLEEPER.command())
-            .count(2)
-            .timeout(Duration.ofMillis(300))
-            .build()
-            .run();
+    LaunchReport report = twoSleepers(b -> b.timeout(Duration.ofMillis(300)));
     assertThatThrownBy(() -> report.assertAllExitedWithin(BOUND))
         .hasMessageContaining("2 of 2 processes did not exit")
         .hasMessageContaining("DID NOT EXIT");

@@ -50,21 +50,23 @@ class ConnectTest {
     return tree;
   }
 
+  /** Connects to a freshly spawned backend with a 1 s cleanup bound; returns what it threw. */
+  private Throwable failedConnect(Connect.Connector<String> connect, Limit connectTimeout) {
+    return catchThrowable(
+        () -> Connect.withBackend(this::spawnBackend, connect, connectTimeout, Limit.ofSeconds(1)));
+  }
+
   @Test
   void aConnectFailureAfterSpawnReclaimsTheTreeAndThrowsTheOriginalError() {
     IOException original = new IOException("initialize failed");
     long started = System.nanoTime();
 
     Throwable thrown =
-        catchThrowable(
-            () ->
-                Connect.withBackend(
-                    this::spawnBackend,
-                    backend -> {
-                      throw original;
-                    },
-                    Limit.disabled(),
-                    Limit.ofSeconds(1)));
+        failedConnect(
+            backend -> {
+              throw original;
+            },
+            Limit.disabled());
 
     long tookMillis = (System.nanoTime() - started) / 1_000_000;
     assertThat(thrown).isSameAs(original);
@@ -76,16 +78,12 @@ class ConnectTest {
   @Test
   void aHangingConnectIsBoundedAndReclaimsTheTree() {
     Throwable thrown =
-        catchThrowable(
-            () ->
-                Connect.withBackend(
-                    this::spawnBackend,
-                    backend -> {
-                      new CountDownLatch(1).await();
-                      return "never";
-                    },
-                    Limit.ofMillis(300),
-                    Limit.ofSeconds(1)));
+        failedConnect(
+            backend -> {
+              new CountDownLatch(1).await();
+              return "never";
+            },
+            Limit.ofMillis(300));
 
     assertThat(thrown).isInstanceOf(TimeoutException.class).hasMessageContaining("connect");
     assertThat(members).allMatch(Reaper::isGone);

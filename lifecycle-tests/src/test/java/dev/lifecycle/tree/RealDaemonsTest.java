@@ -22,9 +22,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Real daemons (Debian's redis-server and nginx) under {@link ProcessTree}: both daemonize (fork,
@@ -166,23 +167,31 @@ class RealDaemonsTest {
     assertThat(report.unprovable()).anyMatch(line -> line.startsWith(master.pid() + " "));
   }
 
-  @Test
-  void redisDaemonizedIsEndedInTheCgroupTier() throws Exception {
-    assertContained(redis(), 1);
+  /** A real daemonizing server and how many processes it leaves running. */
+  enum Daemon {
+    REDIS(1),
+    NGINX(3);
+
+    final int processes;
+
+    Daemon(int processes) {
+      this.processes = processes;
+    }
   }
 
-  @Test
-  void redisDaemonizedIsReportedUnprovableInTheSessionTier() throws Exception {
-    assertReportedUnprovable(redis(), 1);
+  private ProcessBuilder start(Daemon daemon) throws IOException {
+    return daemon == Daemon.REDIS ? redis() : nginx();
   }
 
-  @Test
-  void nginxMasterAndWorkersAreEndedInTheCgroupTier() throws Exception {
-    assertContained(nginx(), 3);
+  @ParameterizedTest
+  @EnumSource(Daemon.class)
+  void aDaemonizedServerIsEndedInTheCgroupTier(Daemon daemon) throws Exception {
+    assertContained(start(daemon), daemon.processes);
   }
 
-  @Test
-  void nginxIsReportedUnprovableInTheSessionTier() throws Exception {
-    assertReportedUnprovable(nginx(), 3);
+  @ParameterizedTest
+  @EnumSource(Daemon.class)
+  void aDaemonizedServerIsReportedUnprovableInTheSessionTier(Daemon daemon) throws Exception {
+    assertReportedUnprovable(start(daemon), daemon.processes);
   }
 }

@@ -39,15 +39,18 @@ class TreeSafetyTest {
     return ProcessTreeTest.platforms();
   }
 
+  private ProcessTree spawn(ScriptedPlatform scripted, ProcessBuilder builder, TreeOptions options)
+      throws Exception {
+    return reaper.track(ProcessTree.spawn(scripted, builder, options));
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("platforms")
   void aProcessWhoseIdentityDoesNotMatchIsNeverSignalled(ProcessPlatform platform)
       throws Exception {
     ScriptedPlatform scripted = new ScriptedPlatform(platform, false);
     ProcessTree tree =
-        reaper.track(
-            ProcessTree.spawn(
-                scripted, Adversaries.setsidEscapee(), SESSION.withVerifyTimeout(WAITED_FOR)));
+        spawn(scripted, Adversaries.setsidEscapee(), SESSION.withVerifyTimeout(WAITED_FOR));
     TreeView view =
         Await.until(
             Duration.ofSeconds(10),
@@ -85,15 +88,14 @@ class TreeSafetyTest {
     // the group, so the group signal was its only SIGKILL, and it missed it.
     ScriptedPlatform scripted = new ScriptedPlatform(platform, false);
     ProcessTree tree =
-        reaper.track(
-            ProcessTree.spawn(
-                scripted,
-                new ProcessBuilder(
-                    "sh",
-                    "-c",
-                    "trap '' TERM; sh -c 'trap \"exec setsid sleep 300\" USR1;"
-                        + " while :; do sleep 0.05; done' & wait"),
-                SESSION));
+        spawn(
+            scripted,
+            new ProcessBuilder(
+                "sh",
+                "-c",
+                "trap '' TERM; sh -c 'trap \"exec setsid sleep 300\" USR1;"
+                    + " while :; do sleep 0.05; done' & wait"),
+            SESSION);
     TreeView view =
         Await.until(
             Duration.ofSeconds(10),
@@ -129,8 +131,7 @@ class TreeSafetyTest {
   @MethodSource("platforms")
   void aTreeSharingTheJvmGroupIsNeverSignalledAsAGroup(ProcessPlatform platform) throws Exception {
     ScriptedPlatform scripted = new ScriptedPlatform(platform, true);
-    ProcessTree tree =
-        reaper.track(ProcessTree.spawn(scripted, Adversaries.politeTree(2), SESSION));
+    ProcessTree tree = spawn(scripted, Adversaries.politeTree(2), SESSION);
     assertThat(tree.processGroupId()).isEqualTo(-1);
     assertThat(tree.usesGroupSignals()).isFalse();
     List<ProcessIdentity> all =

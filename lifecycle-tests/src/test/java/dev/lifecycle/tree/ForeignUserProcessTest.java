@@ -5,15 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lifecycle.AsNobody;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.procfs.ProcFs;
-import dev.lifecycle.testing.Await;
 import dev.lifecycle.testing.Requirement;
-import java.io.IOException;
+import dev.lifecycle.tether.Procs;
+import java.io.BufferedReader;
 import java.io.OutputStream;
 import java.lang.ProcessBuilder.Redirect;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -38,22 +39,12 @@ class ForeignUserProcessTest {
   @Test
   void anotherUsersProcessStartedDuringTheCloseIsNoSuspect() throws Exception {
     Requirement.require(ProcFs.isAvailable(), "needs /proc");
-    Path out = dir.resolve("out.txt");
-    Path err = dir.resolve("err.txt");
-    ProcessBuilder builder =
-        AsNobody.in(dir)
-            .javaMain(ForeignUserCloseMain.class)
-            .redirectOutput(out.toFile())
-            .redirectError(err.toFile());
-    Process child = builder.start();
+    Process child = AsNobody.in(dir).javaMain(ForeignUserCloseMain.class).start();
     Process foreign = null;
     try {
-      String ready =
-          Await.until(
-              BOUND,
-              "READY from the unprivileged JVM",
-              () -> firstLine(out, "READY ", child, err),
-              line -> !line.isEmpty());
+      BufferedReader out = Procs.stdout(child);
+      String ready = Procs.readLine(out, BOUND);
+      assertThat(ready).as("the unprivileged JVM's first line").startsWith("READY ");
       String[] leader = ready.split(" ");
       reaper.track(new ProcessIdentity(Long.parseLong(leader[1]), Long.parseLong(leader[2]), ""));
 
@@ -66,20 +57,23 @@ class ForeignUserProcessTest {
       try (OutputStream stdin = child.getOutputStream()) {
         stdin.write((foreign.pid() + "\n").getBytes(StandardCharsets.UTF_8));
       }
+      List<String> lines = new ArrayList<>();
+      for (String line = Procs.readLine(out, BOUND);
+          line != null;
+          line = Procs.readLine(out, BOUND)) {
+        lines.add(line);
+      }
+      System.out.println(String.join("\n", lines));
       assertThat(child.waitFor(BOUND.toSeconds(), TimeUnit.SECONDS))
           .as("the unprivileged JVM exits")
           .isTrue();
-      String stdout = Files.readString(out, StandardCharsets.UTF_8);
-      String all = stdout + "\nstderr:\n" + Files.readString(err, StandardCharsets.UTF_8);
-      System.out.println(all);
-      assertThat(child.exitValue()).as(all).isZero();
+      assertThat(child.exitValue()).as("%s", lines).isZero();
       // What makes this a stage at all: the closing user can neither read nor signal it.
-      assertThat(stdout)
-          .as(all)
-          .contains("environment UNREADABLE\n", "probe ALIVE_NOT_OURS\n", "tier SESSION\n");
+      assertThat(lines).contains("environment UNREADABLE", "probe ALIVE_NOT_OURS", "tier SESSION");
       assertThat(foreign.isAlive()).as("root's process outlived the close").isTrue();
-      assertThat(stdout).as(all).contains("noSurvivorSeen true\n");
-      assertThat(stdout).as(all).doesNotContain("unprovable " + foreign.pid() + " ");
+      assertThat(lines).contains("noSurvivorSeen true");
+      String named = "unprovable " + foreign.pid() + " ";
+      assertThat(lines).noneMatch(line -> line.startsWith(named));
     } finally {
       child.destroyForcibly();
       child.waitFor(10, TimeUnit.SECONDS);
@@ -87,27 +81,6 @@ class ForeignUserProcessTest {
         foreign.destroyForcibly();
         foreign.waitFor(10, TimeUnit.SECONDS);
       }
-    }
-  }
-
-  /** The first line of {@code file} that starts with {@code prefix}, else "" while the JVM runs. */
-  private static String firstLine(Path file, String prefix, Process child, Path err) {
-    try {
-      for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
-        if (line.startsWith(prefix)) {
-          return line;
-        }
-      }
-      if (!child.isAlive()) {
-        throw new AssertionError(
-            "the unprivileged JVM exited "
-                + child.exitValue()
-                + ": "
-                + Files.readString(err, StandardCharsets.UTF_8));
-      }
-      return "";
-    } catch (IOException e) {
-      throw new AssertionError(e);
     }
   }
 }

@@ -452,7 +452,8 @@ class BrokerProcessTest {
     assertThat(broker.leader().exitValue()).isEqualTo(128 + 9);
     // Its backend (sh, a sleep, a TERM-ignoring sleep) was bound to the tether before it started:
     // with a spawn that binds afterwards, this moment orphans the tree for good.
-    Reaper.until(
-        Duration.ofSeconds(20), "backend tree and tether gone", () -> reaper.started().isEmpty());
+    // The last list read is in the failure message: which of them outlived the tether.
+    Await.until(
+        Duration.ofSeconds(20), "backend tree and tether gone", reaper::started, List::isEmpty);
   }
 }

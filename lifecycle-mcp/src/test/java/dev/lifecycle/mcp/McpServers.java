@@ -137,12 +137,17 @@ final class McpServers {
     return params(tag, fixture, args);
   }
 
-  /** npx asked for a program the cache does not have: npm fails before any server runs. */
+  /**
+   * npx asked for a program the cache does not have: npm fails before any server runs. Offline, so
+   * that npm fails at once on every machine: online, {@code --no-install} still asks the registry,
+   * which takes npm a minute of retries where the registry is unreachable or its certificate is not
+   * trusted.
+   */
   static ServerParameters missingProgram(String tag) {
     return params(
         tag,
         Fixture.NONE,
-        List.of("--prefix", cache().toString(), "--no-install", "no-such-mcp-server"));
+        List.of("--prefix", cache().toString(), "--offline", "--no-install", "no-such-mcp-server"));
   }
 
   private static ServerParameters params(String tag, Fixture fixture, List<String> args) {

@@ -146,6 +146,7 @@ class ReusedOwnerPidTest {
    * and forks at once, retrying while other forks on the machine take it first.
    */
   private ProcessIdentity takePid(long pid) throws Exception {
+    String holder = "none";
     for (int i = 0; i < ATTEMPTS; i++) {
       ProcessBuilder b =
           new ProcessBuilder(
@@ -170,8 +171,17 @@ class ReusedOwnerPidTest {
       p.descendants().forEach(ProcessHandle::destroyForcibly);
       p.destroyForcibly().waitFor();
       reusers.remove(p);
+      // Another fork won the race; a long-lived one holds the pid for good.
+      holder = ProcessHandle.of(pid).flatMap(h -> h.info().commandLine()).orElse(holder);
     }
-    Requirement.unmet("pid " + pid + " was taken by another fork " + ATTEMPTS + " times");
+    Requirement.unmet(
+        "pid "
+            + pid
+            + " was taken by another fork "
+            + ATTEMPTS
+            + " times (last seen: "
+            + holder
+            + ")");
     throw new AssertionError("unreachable");
   }
 

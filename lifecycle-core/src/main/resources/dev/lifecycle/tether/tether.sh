@@ -7,8 +7,9 @@
 # tree now). EOF or SIGTERM: end every tree.
 # A tree with a cgroup: TERM+CONT to its members (cgroup.procs), up to the grace while the cgroup
 # is populated, then cgroup.kill; its cgroup is removed once empty. No /proc walk.
-# A tree without one: TERM+CONT to its group and to the processes carrying its cookie (one
-# /proc environ search at the start and one before KILL, none per poll), up to the grace, then KILL.
+# A tree without one: TERM+CONT to its group and to the processes carrying its cookie (a /proc
+# environ search at the start, again when all it found is gone, and before KILL; none per poll),
+# up to the grace, then KILL.
 # A group is signalled only when proven ours (its leader with the recorded start time, or a member
 # carrying the cookie); never pid/pgid <= 1, never this script or its own group.
 # Idle cost: one blocked read(2); no timers, no polling.
@@ -183,6 +184,13 @@ teardown() {
     nap
     alive=0
     each_sig none
+    if [ $alive = 0 ]; then
+      # All the last search found is gone, but a member may have forked since (on TERM, say):
+      # search again before calling the trees gone.
+      search=1
+      each_sig none
+      search=0
+    fi
   done
   kill -s KILL $timer 2>/dev/null
   wait $timer 2>/dev/null

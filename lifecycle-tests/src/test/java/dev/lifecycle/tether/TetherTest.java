@@ -2,6 +2,7 @@ package dev.lifecycle.tether;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lifecycle.process.Containment;
 import dev.lifecycle.process.ProcessIdentity;
 import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
@@ -210,6 +211,32 @@ class TetherTest {
     Procs.awaitAllGone(Duration.ofSeconds(10), oursIds);
     assertThat(Procs.isGone(foreignId)).isFalse();
     ours.terminate(Duration.ZERO); // reaps the leader
+  }
+
+  /**
+   * A member that answers SIGTERM by starting a helper and exiting: the helper is forked after the
+   * teardown's cookie search and never sees a TERM, and once the leader is reaped nothing the
+   * search found is alive. The sidecar must look again before it calls the tree gone.
+   */
+  @Test
+  void aProcessForkedOnTermDuringTheGraceIsEnded() throws Exception {
+    ProcessTree tree =
+        ProcessTree.spawn(
+            new ProcessBuilder(
+                    "sh", "-c", "trap 'sleep 300 & exit 0' TERM; while :; do sleep 1; done")
+                .redirectOutput(Redirect.DISCARD),
+            TreeOptions.defaults().withContainment(Containment.Mode.SESSION));
+    procs.track(tree.leader().pid());
+    Procs.await(Duration.ofSeconds(10), "the loop's sleep", () -> tree.view().all().size() == 2);
+    try (Tether tether = Tether.builder().grace(GRACE).start()) {
+      tether.bind(tree);
+      tether.closeAndKill();
+    }
+    try {
+      assertThat(tree.view().all()).as("what carries the tree's cookie").isEmpty();
+    } finally {
+      tree.terminate(Duration.ZERO);
+    }
   }
 
   @Test

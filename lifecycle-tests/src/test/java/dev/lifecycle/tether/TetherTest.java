@@ -14,6 +14,7 @@ import dev.lifecycle.testkit.NoProcessLeaks;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.TreeOptions;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.ProcessBuilder.Redirect;
 import java.nio.charset.StandardCharsets;
@@ -90,6 +91,11 @@ class TetherTest {
     return millis;
   }
 
+  /** A tree running {@code command}, its output discarded. */
+  private static ProcessTree spawn(TreeOptions options, String... command) throws IOException {
+    return ProcessTree.spawn(new ProcessBuilder(command).redirectOutput(Redirect.DISCARD), options);
+  }
+
   /** Live (non-zombie) processes of a session: the sidecar's helpers (timer, naps, greps). */
   static long liveIn(long sid) {
     return ProcFs.snapshot().all().stream().filter(r -> r.sid() == sid && !r.hasExited()).count();
@@ -115,11 +121,11 @@ class TetherTest {
       dev.lifecycle.cgroup.Cgroups.writableParentOrSkip();
     }
     ProcessTree crowd =
-        ProcessTree.spawn(
-            new ProcessBuilder(
-                    "sh", "-c", "i=0; while [ $i -lt 1000 ]; do sleep 300 & i=$((i+1)); done; wait")
-                .redirectOutput(Redirect.DISCARD),
-            TreeOptions.defaults().withGrace(Duration.ZERO));
+        spawn(
+            TreeOptions.defaults().withGrace(Duration.ZERO),
+            "sh",
+            "-c",
+            "i=0; while [ $i -lt 1000 ]; do sleep 300 & i=$((i+1)); done; wait");
     try {
       Procs.await(
           Duration.ofSeconds(30), "1,000 processes", () -> crowd.view().all().size() > 1000);
@@ -132,10 +138,7 @@ class TetherTest {
 
   @Test
   void aCloseAndKillLeavesNoHelperBehind() throws Exception {
-    ProcessTree tree =
-        ProcessTree.spawn(
-            new ProcessBuilder("sh", "-c", "sleep 300 & wait").redirectOutput(Redirect.DISCARD),
-            TreeOptions.defaults());
+    ProcessTree tree = spawn(TreeOptions.defaults(), "sh", "-c", "sleep 300 & wait");
     procs.track(tree.leader().pid());
     // A long grace: the tree dies on TERM at once, and the grace timer must not outlive the tether.
     Tether tether = Tether.builder().grace(Duration.ofSeconds(60)).start();
@@ -188,12 +191,7 @@ class TetherTest {
             SpawnOptions.defaults().withNewSession(true));
     ProcessIdentity foreignId = procs.track(foreign.pid());
     assertThat(foreign.processGroupId()).isEqualTo(foreign.pid());
-    ProcessTree ours =
-        ProcessTree.spawn(
-            platform,
-            new ProcessBuilder("sh", "-c", "trap '' TERM; sleep 300 & wait")
-                .redirectOutput(Redirect.DISCARD),
-            TreeOptions.defaults());
+    ProcessTree ours = spawn(TreeOptions.defaults(), "sh", "-c", "trap '' TERM; sleep 300 & wait");
     Procs.await(Duration.ofSeconds(10), "tree up", () -> ours.view().all().size() == 2);
     List<ProcessIdentity> oursIds = ours.view().all().stream().map(m -> m.identity()).toList();
     oursIds.forEach(id -> procs.track(id.pid()));
@@ -221,11 +219,11 @@ class TetherTest {
   @Test
   void aProcessForkedOnTermDuringTheGraceIsEnded() throws Exception {
     ProcessTree tree =
-        ProcessTree.spawn(
-            new ProcessBuilder(
-                    "sh", "-c", "trap 'sleep 300 & exit 0' TERM; while :; do sleep 1; done")
-                .redirectOutput(Redirect.DISCARD),
-            TreeOptions.defaults().withContainment(Containment.Mode.SESSION));
+        spawn(
+            TreeOptions.defaults().withContainment(Containment.Mode.SESSION),
+            "sh",
+            "-c",
+            "trap 'sleep 300 & exit 0' TERM; while :; do sleep 1; done");
     procs.track(tree.leader().pid());
     Procs.await(Duration.ofSeconds(10), "the loop's sleep", () -> tree.view().all().size() == 2);
     try (Tether tether = Tether.builder().grace(GRACE).start()) {
@@ -241,10 +239,7 @@ class TetherTest {
 
   @Test
   void closingABindingUnbindsTheTree() throws Exception {
-    ProcessTree tree =
-        ProcessTree.spawn(
-            new ProcessBuilder("sleep", "300").redirectOutput(Redirect.DISCARD),
-            TreeOptions.defaults());
+    ProcessTree tree = spawn(TreeOptions.defaults(), "sleep", "300");
     ProcessIdentity leader = procs.track(tree.leader().pid());
     try (Tether tether = Tether.builder().grace(Duration.ZERO).start()) {
       Tether.Binding binding = tether.bind(tree);

@@ -30,7 +30,7 @@ final class GuardedTree implements Watched {
   private final CgroupFiles files; // null without a cgroup
 
   /** The watch of a tree without ceilings: a class, not a lambda, so a cold spawn links none. */
-  private static final Watchdog.Registration NONE = new Unwatched();
+  static final Watchdog.Registration NONE = new Unwatched();
 
   private static final class Unwatched implements Watchdog.Registration {
     @Override

@@ -79,7 +79,8 @@ public final class ProcessTree implements AutoCloseable {
   private final String leaderText;
   private final Enforcement enforcement;
   private final AtomicReference<Breach> breach = new AtomicReference<>();
-  private final Watchdog.Registration guard;
+  // Empty until watch(); set to GuardedTree.NONE by the termination, whichever comes first.
+  private final AtomicReference<Watchdog.Registration> guard = new AtomicReference<>();
 
   ProcessTree(
       ProcessPlatform platform,
@@ -99,7 +100,20 @@ public final class ProcessTree implements AutoCloseable {
     this.groupSignals = leader.processGroupId() > 0 && platform.capabilities().groupSignals();
     this.scanner = new TreeScanner(platform, Scope.of(platform, leader));
     this.exit = new TreeExit(this, leader, scanner, cgroup);
-    this.guard = GuardedTree.watch(platform, scanner, cgroup, options, enforcement, this, label());
+  }
+
+  /**
+   * Starts the watchdog of the tree's ceilings, once it is built: the first sample may already
+   * breach and end the tree, so it must not run before the constructor returns. A termination that
+   * started first closes the registration here.
+   */
+  ProcessTree watch() {
+    Watchdog.Registration registration =
+        GuardedTree.watch(platform, scanner, cgroup, options, enforcement, this, label());
+    if (!guard.compareAndSet(null, registration)) {
+      registration.close();
+    }
+    return this;
   }
 
   /** The watchdog's way to end the tree: the breach becomes the report's reason. */
@@ -362,7 +376,10 @@ public final class ProcessTree implements AutoCloseable {
 
   private void run(CompletableFuture<TerminationReport> result, Duration grace) {
     try {
-      guard.close();
+      Watchdog.Registration watched = guard.getAndSet(GuardedTree.NONE);
+      if (watched != null) {
+        watched.close();
+      }
       Signaller signaller =
           new Signaller(platform, leader.identity(), scanner.scope().groupId(), groupSignals);
       signaller.endedFor(breach.get()); // set before the termination it caused was started

@@ -98,13 +98,14 @@ final class TreeSpawn {
     }
     // The entering shell and the platform's own move put the leader in: no check here.
     return new ProcessTree(
-        platform,
-        child,
-        options,
-        Optional.of(own),
-        "cgroup " + own + " under " + containment.reason(),
-        text,
-        enforcement);
+            platform,
+            child,
+            options,
+            Optional.of(own),
+            "cgroup " + own + " under " + containment.reason(),
+            text,
+            enforcement)
+        .watch();
   }
 
   /** AUTO mode: a cgroup that cannot be used for this spawn leaves the tree in SESSION tier. */
@@ -137,13 +138,14 @@ final class TreeSpawn {
       throws IOException {
     announce(beforeStart, new TreePlacement(spawn.treeCookie(), Optional.empty()));
     return new ProcessTree(
-        platform,
-        platform.spawn(builder, spawn),
-        options,
-        Optional.empty(),
-        reason,
-        text,
-        GuardedTree.watchdogOnly(options, reason));
+            platform,
+            platform.spawn(builder, spawn),
+            options,
+            Optional.empty(),
+            reason,
+            text,
+            GuardedTree.watchdogOnly(options, reason))
+        .watch();
   }
 
   private static void announce(Consumer<TreePlacement> hook, TreePlacement placement)

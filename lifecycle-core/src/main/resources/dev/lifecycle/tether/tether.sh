@@ -147,6 +147,13 @@ each_sig() {
 '
 }
 
+# each_sig_searched SIGNAL: each_sig with the cookie carriers searched again first.
+each_sig_searched() {
+  search=1
+  each_sig "$1"
+  search=0
+}
+
 nap() { sleep 0.1 2>/dev/null || sleep 1; }
 
 # remove_cgroups: rmdir every bound cgroup once empty (bounded), deepest first.
@@ -173,9 +180,7 @@ remove_cgroups() {
 teardown() {
   trap '' TERM HUP INT
   alive=0
-  search=1
-  each_sig TERM
-  search=0
+  each_sig_searched TERM
   # The grace is timed by a sleep of its own: checks take time, so counting naps would stretch it.
   # It inherits the ignored TERM, so it is ended with KILL: nothing of the tether outlives it.
   sleep "$((grace_ms / 1000)).$(printf %03d $((grace_ms % 1000)))" 2>/dev/null &
@@ -184,20 +189,14 @@ teardown() {
     nap
     alive=0
     each_sig none
-    if [ $alive = 0 ]; then
-      # All the last search found is gone, but a member may have forked since (on TERM, say):
-      # search again before calling the trees gone.
-      search=1
-      each_sig none
-      search=0
-    fi
+    # All the last search found is gone, but a member may have forked since (on TERM, say):
+    # search again before calling the trees gone.
+    [ $alive = 0 ] && each_sig_searched none
   done
   kill -s KILL $timer 2>/dev/null
   wait $timer 2>/dev/null
   if [ $alive = 1 ]; then
-    search=1
-    each_sig KILL
-    search=0
+    each_sig_searched KILL
     nap
     each_sig KILL # anything forked while the first KILL went out
   fi

@@ -46,18 +46,22 @@ class WatchedTreeTest {
             "test",
             "sleep 60",
             GuardedTree.watchdogOnly(options, "test"));
-    int watchedBefore = Watchdog.shared().watchedCount();
+    try {
+      int watchedBefore = Watchdog.shared().watchedCount();
 
-    // The order a breach at the first sample produces: the termination runs before watch() has
-    // handed the registration over.
-    TerminationReport report =
-        tree.terminateAsync(Duration.ofMillis(200)).get(BOUND.toMillis(), TimeUnit.MILLISECONDS);
-    tree.watch();
-    // Closed by watch() itself: the sampler would drop it too, but only at its next pass.
-    assertThat(Watchdog.shared().watchedCount()).isLessThanOrEqualTo(watchedBefore);
+      // The order a breach at the first sample produces: the termination runs before watch() has
+      // handed the registration over.
+      TerminationReport report =
+          tree.terminateAsync(Duration.ofMillis(200)).get(BOUND.toMillis(), TimeUnit.MILLISECONDS);
+      tree.watch();
+      // Closed by watch() itself: the sampler would drop it too, but only at its next pass.
+      assertThat(Watchdog.shared().watchedCount()).isLessThanOrEqualTo(watchedBefore);
 
-    assertThat(report.terminated()).contains(leader.pid());
-    assertThat(tree.terminate()).isSameAs(report);
-    Await.allGone(BOUND, List.of(leader.identity()));
+      assertThat(report.terminated()).contains(leader.pid());
+      assertThat(tree.terminate()).isSameAs(report);
+    } finally {
+      leader.destroyForcibly(); // our own child: ended even when the termination failed
+      Await.allGone(BOUND, List.of(leader.identity()));
+    }
   }
 }

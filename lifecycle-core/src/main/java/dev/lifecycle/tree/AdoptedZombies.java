@@ -81,23 +81,25 @@ final class AdoptedZombies {
       return 0;
     }
     int reaped = 0;
-    // A killed process leaves its cgroup before it becomes a zombie, so a complete termination can
-    // return while some are still exiting: poll those few (bounded) until they can be reaped.
+    // A killed process leaves its cgroup before it becomes a zombie, and before its children are
+    // handed to the JVM, so a complete termination can return while some are still exiting: poll
+    // those few (bounded) until they can be reaped.
     long deadline = System.nanoTime() + DYING_BOUND.toNanos();
     while (true) {
       ProcessTable table = platform.snapshot();
       int dying = 0;
       for (ProcessInfo p : table.all()) {
-        ProcessIdentity identity = p.identity(table.bootId());
-        boolean ofTree =
-            escapees.contains(identity) || (p.pid() != p.sid() && sessions.contains(p.sid()));
-        if (!ofTree) {
+        if (!ofTree(p, table.bootId(), escapees, sessions, false)) {
           continue;
         }
         if (!p.hasExited()) {
           dying++; // re-parented to the JVM at the latest when its own parent has exited
-        } else if (p.ppid() == self && platform.reapAdopted(identity)) {
-          reaped++;
+        } else if (p.ppid() == self) {
+          if (platform.reapAdopted(p.identity(table.bootId()))) {
+            reaped++;
+          }
+        } else if (parentOfTree(table, p, escapees, sessions)) {
+          dying++; // its parent, ended with the tree, has yet to hand it to the JVM
         }
       }
       if (dying == 0 || !report.noSurvivorSeen() || System.nanoTime() > deadline) {
@@ -109,5 +111,27 @@ final class AdoptedZombies {
       LOG.debug("reaped {} adopted zombie(s) of the tree of session {}", reaped, sessionId);
     }
     return reaped;
+  }
+
+  /**
+   * Whether {@code p} belongs to the tree: an identity the termination saw, or a member of one of
+   * its sessions; a session's leader only when {@code leaders} (the tree's own leader is the JDK's
+   * child, its exit status is its waiter's).
+   */
+  private static boolean ofTree(
+      ProcessInfo p,
+      String bootId,
+      Set<ProcessIdentity> escapees,
+      Set<Long> sessions,
+      boolean leaders) {
+    return escapees.contains(p.identity(bootId))
+        || ((leaders || p.pid() != p.sid()) && sessions.contains(p.sid()));
+  }
+
+  /** Whether the parent of {@code zombie} is a process of the tree, leaders included. */
+  private static boolean parentOfTree(
+      ProcessTable table, ProcessInfo zombie, Set<ProcessIdentity> escapees, Set<Long> sessions) {
+    ProcessInfo parent = table.get(zombie.ppid()).orElse(null);
+    return parent != null && ofTree(parent, table.bootId(), escapees, sessions, true);
   }
 }

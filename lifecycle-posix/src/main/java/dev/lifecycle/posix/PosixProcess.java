@@ -157,10 +157,12 @@ final class PosixProcess extends SupervisedProcess {
 
   @Override
   public boolean reap() {
+    // The exit watcher may not have run yet: a caller that saw the zombie (a termination's last
+    // step) collects the exit itself, or nothing would reap this child later.
+    if (!collectExit()) {
+      return false; // still running
+    }
     synchronized (this) {
-      if (!exit.isDone()) {
-        return false;
-      }
       if (!reaped) {
         Memory info = new Memory(OsConstants.SIGINFO_SIZE);
         while (waitid(info, OsConstants.WEXITED | OsConstants.WNOHANG) != 0

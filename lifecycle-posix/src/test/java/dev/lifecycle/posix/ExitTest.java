@@ -103,6 +103,37 @@ class ExitTest {
     assertThat(PLATFORM.probe(child.identity())).isNotEqualTo(Liveness.ALIVE);
   }
 
+  /**
+   * A termination reaps its leader as soon as the leader probes as gone, which can be before the
+   * exit watcher has collected the exit: the reap must collect it itself, or the zombie is kept for
+   * good (nothing reaps it later).
+   */
+  @Test
+  void reapRightAfterTheExitReapsEvenBeforeTheWatcherCollectedIt() throws Exception {
+    for (int trial = 0; trial < 40; trial++) {
+      SupervisedProcess child = children.spawnUnreaped(new ProcessBuilder("/bin/true"));
+      assertThat(Await.within(Duration.ofSeconds(5), () -> isZombie(child.pid())))
+          .as("trial %d: %s exited", trial, child)
+          .isTrue();
+
+      assertThat(child.reap()).as("trial %d: reap of the zombie %s", trial, child).isTrue();
+      assertThat(child.exitValue()).isZero();
+      assertThat(
+              Await.within(
+                  Duration.ofSeconds(2),
+                  () ->
+                      ProcFs.stat(child.pid())
+                          .map(p -> p.startTime() != child.identity().startTime())
+                          .orElse(true)))
+          .as("trial %d: the zombie %s is gone", trial, child)
+          .isTrue();
+    }
+  }
+
+  private static boolean isZombie(long pid) {
+    return ProcFs.stat(pid).map(p -> p.state() == ProcessState.ZOMBIE).orElse(false);
+  }
+
   @Test
   void exitCollectionNeverStealsTheJdksChildren() throws Exception {
     Process jdkChild = new ProcessBuilder("/bin/sh", "-c", "exit 7").start();

@@ -81,6 +81,22 @@ class PackageCyclesTest {
   }
 
   @Test
+  void theArchitectureTableListsExactlyWhatEachPackageUses() throws Exception {
+    Map<String, Set<String>> compiled = new TreeMap<>();
+    dependencies(classesOf(ProcessPlatform.class))
+        .forEach(
+            (from, edges) -> {
+              Set<String> uses = new TreeSet<>();
+              edges.keySet().forEach(to -> uses.add(shortName(to)));
+              compiled.put(shortName(from), uses);
+            });
+    Path doc = Path.of("..", "docs", "ARCHITECTURE.md");
+    assertThat(documentedUses(Files.readAllLines(doc)))
+        .as("the package table of %s (left) against the compiled classes (right)", doc)
+        .isEqualTo(compiled);
+  }
+
+  @Test
   void aCycleIsFound() {
     Map<String, Map<String, String>> graph = new TreeMap<>();
     graph.put("a", Map.of("b", "A1"));
@@ -118,6 +134,39 @@ class PackageCyclesTest {
       }
     }
     return graph;
+  }
+
+  private static String shortName(String pkg) {
+    return pkg.substring("dev.lifecycle.".length());
+  }
+
+  /**
+   * The rows of the table headed {@code | package | uses (of ours) |}: each package named in the
+   * first cell (outside parentheses) to the packages named in the second, {@code none} for none.
+   */
+  private static Map<String, Set<String>> documentedUses(List<String> lines) {
+    Pattern name = Pattern.compile("`([a-z.]+)`");
+    Map<String, Set<String>> out = new TreeMap<>();
+    int row = lines.indexOf("| package | uses (of ours) |") + 2; // past the header and the rule
+    assertThat(row).as("the package table's header").isGreaterThan(1);
+    for (; row < lines.size() && lines.get(row).startsWith("|"); row++) {
+      String[] cells = lines.get(row).split("\\|");
+      String packages =
+          cells[1].contains("(") ? cells[1].substring(0, cells[1].indexOf('(')) : cells[1];
+      Set<String> uses = new TreeSet<>();
+      Matcher used = name.matcher(cells[2]);
+      while (used.find()) {
+        uses.add(used.group(1));
+      }
+      assertThat(uses.isEmpty())
+          .as("row %s: no package named means none", row)
+          .isEqualTo(cells[2].strip().equals("none"));
+      Matcher each = name.matcher(packages);
+      while (each.find()) {
+        out.put(each.group(1), uses);
+      }
+    }
+    return out;
   }
 
   private static String packageOf(String internalName) {

@@ -3,6 +3,7 @@ package dev.lifecycle.tree;
 import dev.lifecycle.process.Containment;
 import dev.lifecycle.process.ProcessInfo;
 import dev.lifecycle.process.ProcessPlatform;
+import dev.lifecycle.process.ProcessTable;
 import dev.lifecycle.testing.Await;
 import java.lang.ProcessBuilder.Redirect;
 import java.time.Duration;
@@ -12,9 +13,9 @@ import java.util.function.Predicate;
 /**
  * Runs as PID 1 of a fresh PID namespace (see {@link Pid1ReapingTest}): spawns a tree whose members
  * double-fork (orphans adopted by this JVM), one of which dies before the termination, plus a
- * setsid escapee with a child; terminates it; prints the zombies left in this namespace, the exit
- * code of a plain JDK child that exited meanwhile, and whether a termination the SESSION tier
- * cannot prove reads as incomplete.
+ * setsid escapee with a child (all up before the termination); terminates it; prints the zombies
+ * left in this namespace, the exit code of a plain JDK child that exited meanwhile, and whether a
+ * termination the SESSION tier cannot prove reads as incomplete.
  */
 final class Pid1Main {
   private Pid1Main() {}
@@ -37,12 +38,27 @@ final class Pid1Main {
             new ProcessBuilder("sh", "-c", script).redirectOutput(Redirect.DISCARD),
             TreeOptions.defaults());
     System.out.println("TIER " + tree.tier());
+    long leader = tree.leader().pid();
     List<ProcessInfo> adopted =
         awaitRows(
             platform,
-            p -> p.ppid() == self && p.pid() != jdkChild.pid() && p.command().equals("sleep"),
-            list -> list.size() >= 5); // four double-forked sleeps and the escapee
+            p -> p.ppid() == self && p.pid() != leader && p.command().equals("sleep"),
+            list -> list.size() >= 4); // the four double-forked sleeps
     System.out.println("ADOPTED " + adopted.size());
+    // The escapee's two sleeps: the session of a child of the leader that left the tree's session.
+    List<ProcessInfo> escapee =
+        Await.within(
+            Duration.ofSeconds(10),
+            () -> {
+              ProcessTable table = platform.snapshot();
+              return table.filter(
+                  p ->
+                      p.command().equals("sleep")
+                          && p.sid() != leader
+                          && table.get(p.sid()).filter(s -> s.ppid() == leader).isPresent());
+            },
+            list -> list.size() >= 2);
+    System.out.println("ESCAPEE " + escapee.size());
     TerminationReport report = tree.terminate(Duration.ofSeconds(2));
     System.out.println("COMPLETE " + report.isComplete());
     System.out.println("NONE-SEEN " + report.noSurvivorSeen());

@@ -92,14 +92,7 @@ class ExitTest {
 
     assertThat(child.reap()).isTrue();
     assertThat(child.reap()).isTrue();
-    assertThat(
-            Await.within(
-                Duration.ofMillis(2_000),
-                () ->
-                    ProcFs.stat(child.pid())
-                        .map(p -> p.startTime() != child.identity().startTime())
-                        .orElse(true)))
-        .isTrue();
+    assertThat(awaitReaped(child)).isTrue();
     assertThat(PLATFORM.probe(child.identity())).isNotEqualTo(Liveness.ALIVE);
   }
 
@@ -118,16 +111,18 @@ class ExitTest {
 
       assertThat(child.reap()).as("trial %d: reap of the zombie %s", trial, child).isTrue();
       assertThat(child.exitValue()).isZero();
-      assertThat(
-              Await.within(
-                  Duration.ofSeconds(2),
-                  () ->
-                      ProcFs.stat(child.pid())
-                          .map(p -> p.startTime() != child.identity().startTime())
-                          .orElse(true)))
-          .as("trial %d: the zombie %s is gone", trial, child)
-          .isTrue();
+      assertThat(awaitReaped(child)).as("trial %d: the zombie %s is gone", trial, child).isTrue();
     }
+  }
+
+  /** Whether {@code child}'s pid names another process or none within 2 s: it was reaped. */
+  private static boolean awaitReaped(SupervisedProcess child) {
+    return Await.within(
+        Duration.ofSeconds(2),
+        () ->
+            ProcFs.stat(child.pid())
+                .map(p -> p.startTime() != child.identity().startTime())
+                .orElse(true));
   }
 
   private static boolean isZombie(long pid) {

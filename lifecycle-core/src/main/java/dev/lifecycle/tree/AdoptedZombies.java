@@ -89,13 +89,16 @@ final class AdoptedZombies {
       ProcessTable table = platform.snapshot();
       int dying = 0;
       for (ProcessInfo p : table.all()) {
-        if (!ofTree(p, table.bootId(), escapees, sessions, false)) {
+        ProcessIdentity identity = p.identity(table.bootId());
+        boolean ofTree =
+            escapees.contains(identity) || (p.pid() != p.sid() && sessions.contains(p.sid()));
+        if (!ofTree) {
           continue;
         }
         if (!p.hasExited()) {
           dying++; // re-parented to the JVM at the latest when its own parent has exited
         } else if (p.ppid() == self) {
-          if (platform.reapAdopted(p.identity(table.bootId()))) {
+          if (platform.reapAdopted(identity)) {
             reaped++;
           }
         } else if (parentOfTree(table, p, escapees, sessions)) {
@@ -113,25 +116,11 @@ final class AdoptedZombies {
     return reaped;
   }
 
-  /**
-   * Whether {@code p} belongs to the tree: an identity the termination saw, or a member of one of
-   * its sessions; a session's leader only when {@code leaders} (the tree's own leader is the JDK's
-   * child, its exit status is its waiter's).
-   */
-  private static boolean ofTree(
-      ProcessInfo p,
-      String bootId,
-      Set<ProcessIdentity> escapees,
-      Set<Long> sessions,
-      boolean leaders) {
-    return escapees.contains(p.identity(bootId))
-        || ((leaders || p.pid() != p.sid()) && sessions.contains(p.sid()));
-  }
-
-  /** Whether the parent of {@code zombie} is a process of the tree, leaders included. */
+  /** Whether the parent of {@code zombie} is a process of the tree, a session's leader included. */
   private static boolean parentOfTree(
       ProcessTable table, ProcessInfo zombie, Set<ProcessIdentity> escapees, Set<Long> sessions) {
     ProcessInfo parent = table.get(zombie.ppid()).orElse(null);
-    return parent != null && ofTree(parent, table.bootId(), escapees, sessions, true);
+    return parent != null
+        && (sessions.contains(parent.sid()) || escapees.contains(parent.identity(table.bootId())));
   }
 }

@@ -11,11 +11,11 @@ import dev.lifecycle.process.ProcessTable;
 import dev.lifecycle.testing.ForwardingPlatform;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -90,8 +90,8 @@ class AdoptedZombiesTest {
    */
   private static final class TablesAsPid1 extends ForwardingPlatform {
     private final Deque<List<ProcessInfo>> tables = new ArrayDeque<>();
-    private List<ProcessInfo> last;
-    final List<ProcessIdentity> reapedIdentities = new CopyOnWriteArrayList<>();
+    private ProcessTable last;
+    final List<ProcessIdentity> reapedIdentities = new ArrayList<>();
     int snapshots;
 
     @SafeVarargs
@@ -106,17 +106,17 @@ class AdoptedZombiesTest {
     }
 
     @Override
-    public synchronized ProcessTable snapshot() {
+    public ProcessTable snapshot() {
       snapshots++;
       if (!tables.isEmpty()) {
-        last = tables.poll();
+        last = ProcessTable.of(tables.poll(), BOOT, System.nanoTime());
       }
-      return ProcessTable.of(last, BOOT, System.nanoTime());
+      return last;
     }
 
     @Override
     public boolean reapAdopted(ProcessIdentity zombie) {
-      Optional<ProcessInfo> now = last.stream().filter(p -> p.pid() == zombie.pid()).findFirst();
+      Optional<ProcessInfo> now = last.get(zombie.pid());
       if (now.isEmpty() || now.get().ppid() != 1 || now.get().state() != ProcessState.ZOMBIE) {
         return false;
       }

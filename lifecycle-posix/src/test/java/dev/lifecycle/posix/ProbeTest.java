@@ -136,8 +136,9 @@ class ProbeTest {
   }
 
   /**
-   * EPERM reads as alive. Root never gets EPERM, so a JVM running as nobody probes this
-   * (root-owned) JVM and tries to kill a root-owned child.
+   * EPERM reads as alive, except from a zombie, which has exited. Root never gets EPERM, so a JVM
+   * running as nobody probes this (root-owned) JVM, tries to kill a root-owned child and probes a
+   * root-owned zombie.
    */
   @Test
   void epermReadsAsAliveNotOurs() throws Exception {
@@ -146,6 +147,7 @@ class ProbeTest {
       assertThat(PLATFORM.probe(1)).isEqualTo(Liveness.ALIVE_NOT_OURS);
       return;
     }
+    Children.Zombie zombie = children.zombieGrandchild();
     Path setpriv = Requirement.program("setpriv");
     Path sandbox = Files.createTempDirectory("lifecycle-eperm");
     try {
@@ -159,6 +161,7 @@ class ProbeTest {
       command.add(ProbeMain.class.getName());
       command.add(Long.toString(ProcessHandle.current().pid()));
       command.add(Long.toString(victim.pid()));
+      command.add(Long.toString(zombie.pid()));
       Files.createDirectories(sandbox.resolve("jna"));
       Files.setPosixFilePermissions(
           sandbox.resolve("jna"), PosixFilePermissions.fromString("rwxrwxrwx"));
@@ -177,7 +180,8 @@ class ProbeTest {
           .containsExactly(
               Liveness.ALIVE_NOT_OURS.name(),
               Liveness.ALIVE_NOT_OURS.name(),
-              SignalResult.NOT_PERMITTED.name());
+              SignalResult.NOT_PERMITTED.name(),
+              Liveness.GONE.name());
       assertThat(victim.isAlive()).isTrue();
     } finally {
       try (Stream<Path> files = Files.walk(sandbox)) {

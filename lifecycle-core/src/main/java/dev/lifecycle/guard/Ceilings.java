@@ -5,6 +5,8 @@ import dev.lifecycle.internal.Setting;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The ceilings of one process tree: resident memory, live processes, CPU share over a window, and
@@ -153,37 +155,82 @@ public record Ceilings(
    */
   public static Ceilings fromConfig(
       String propertyPrefix, String variablePrefix, Ceilings defaults) {
+    return configured(propertyPrefix, variablePrefix, defaults, Source.JVM);
+  }
+
+  /**
+   * Ceilings from configuration as {@link #fromConfig(String, String, Ceilings)} reads it, with the
+   * system properties and the environment looked up through the given functions (a test's map, a
+   * configuration source of the program's own).
+   *
+   * @param propertyPrefix e.g. {@code lifecycle.broker.backend}
+   * @param variablePrefix e.g. {@code LIFECYCLE_BROKER_BACKEND}
+   * @param defaults the values where nothing is configured
+   * @param properties looks up a system property by name ({@code null} when absent)
+   * @param environment looks up an environment variable by name ({@code null} when absent)
+   * @return the resolved ceilings
+   * @throws NullPointerException if an argument is {@code null}
+   */
+  public static Ceilings fromConfig(
+      String propertyPrefix,
+      String variablePrefix,
+      Ceilings defaults,
+      Function<String, String> properties,
+      Function<String, String> environment) {
+    Source source =
+        new Source(
+            Objects.requireNonNull(properties, "properties"),
+            Objects.requireNonNull(environment, "environment"));
+    return configured(propertyPrefix, variablePrefix, defaults, source);
+  }
+
+  private static Ceilings configured(
+      String propertyPrefix, String variablePrefix, Ceilings defaults, Source source) {
     Objects.requireNonNull(propertyPrefix, "propertyPrefix");
     Objects.requireNonNull(variablePrefix, "variablePrefix");
+    Objects.requireNonNull(defaults, "defaults");
     long memory =
-        Setting.of(
+        source.resolve(
+            Setting.of(
                 propertyPrefix + ".memory",
                 variablePrefix + "_MEMORY",
                 defaults.memoryBytes,
-                Ceilings::parseBytes)
-            .resolve();
+                Ceilings::parseBytes));
     long count =
-        Setting.of(
+        source.resolve(
+            Setting.of(
                 propertyPrefix + ".processes",
                 variablePrefix + "_PROCESSES",
                 defaults.processes,
-                Ceilings::parseCount)
-            .resolve();
-    CpuRule cpu = rule(propertyPrefix + ".cpu", variablePrefix + "_CPU", defaults.cpu);
-    CpuRule spin = rule(propertyPrefix + ".spin", variablePrefix + "_SPIN", defaults.spin);
+                Ceilings::parseCount));
+    CpuRule cpu = source.rule(propertyPrefix + ".cpu", variablePrefix + "_CPU", defaults.cpu);
+    CpuRule spin = source.rule(propertyPrefix + ".spin", variablePrefix + "_SPIN", defaults.spin);
     return new Ceilings(memory, count, cpu, spin, defaults.handler);
   }
 
-  private static CpuRule rule(String property, String variable, CpuRule fallback) {
-    double share = Setting.of(property, variable, fallback.share(), Ceilings::parseShare).resolve();
-    Duration window =
-        Setting.of(
-                property + ".window",
-                variable + "_WINDOW",
-                fallback.isEnabled() ? fallback.window() : DEFAULT_WINDOW,
-                Ceilings::parseWindow)
-            .resolve();
-    return new CpuRule(share, window);
+  /** Where settings are read; {@link #JVM} reads this JVM's properties and environment. */
+  private record Source(Function<String, String> properties, Function<String, String> environment) {
+    /** Looks both up directly, not through method references (each a lambda class to link). */
+    static final Source JVM = new Source(null, null);
+
+    <T> T resolve(Setting<T> setting) {
+      return properties == null
+          ? setting.resolve()
+          : setting.resolve(Optional.empty(), properties, environment);
+    }
+
+    CpuRule rule(String property, String variable, CpuRule fallback) {
+      double share =
+          resolve(Setting.of(property, variable, fallback.share(), Ceilings::parseShare));
+      Duration window =
+          resolve(
+              Setting.of(
+                  property + ".window",
+                  variable + "_WINDOW",
+                  fallback.isEnabled() ? fallback.window() : DEFAULT_WINDOW,
+                  Ceilings::parseWindow));
+      return new CpuRule(share, window);
+    }
   }
 
   static long parseBytes(String text) {

@@ -439,7 +439,15 @@ public final class Worker implements AutoCloseable {
       TimerHandle timer =
           Guards.arm(effective, () -> worker.endTree(WorkerStatus.EXPIRED, expired), scheduler);
       worker.life.guard(timer::cancel);
-      Ceilings own = ceilings != null ? ceilings : configuredCeilings();
+      Ceilings own =
+          ceilings != null
+              ? ceilings
+              : Ceilings.fromConfig(
+                  CEILINGS_PROPERTY_PREFIX,
+                  CEILINGS_ENV_PREFIX,
+                  Ceilings.none(),
+                  properties,
+                  environment);
       if (own.anyEnabled()) {
         Consumer<Breach> breached = b -> worker.endTree(WorkerStatus.BREACHED, "breached " + b);
         worker.life.guard(OwnTree.watch(p, own, running.jobId(), breached)::close);

@@ -153,6 +153,20 @@ class WorkerTest {
   }
 
   @Test
+  void configuredCeilingsAreReadFromTheSameSourcesAsTheCeiling() throws Exception {
+    Path file = dir.resolve("job.properties");
+    Map<String, String> env = Map.of(Worker.CEILINGS_ENV_PREFIX + "_PROCESSES", "1");
+    Worker worker = builder(file).config(name -> null, env::get).start();
+    Process child = new ProcessBuilder("sleep", "60").start(); // this JVM and its child: 2 > 1
+    try {
+      Await.until(Duration.ofSeconds(30), "the breach", () -> !terminatedWithFile.isEmpty());
+      assertThat(JobFile.read(file).reason()).startsWith("breached processes: ");
+    } finally {
+      child.destroyForcibly().waitFor();
+    }
+  }
+
+  @Test
   void withoutCeilingsNothingIsWatched() throws Exception {
     int before = Watchdog.shared().watchedCount();
     Worker worker = builder(dir.resolve("job.properties")).ceilings(Ceilings.none()).start();

@@ -45,7 +45,9 @@ import java.util.function.Consumer;
  * <p>The leader is spawned in a session of its own and held unreaped after it exits, so the group
  * id cannot be reused while the tree may still signal it; it is reaped as the last step of {@link
  * #terminate}. {@link #close()} terminates with the default grace, so a try-with-resources block
- * leaves nothing behind.
+ * leaves nothing behind. A tree never terminated (never closed, or {@linkplain #detach() detached}
+ * with a leader that exits while this JVM runs) keeps its leader as a zombie child of this JVM, one
+ * pid, until the JVM exits.
  *
  * <p>Guarantees depend on the platform ({@link ProcessPlatform#capabilities()}): with group signals
  * (the JNA platform) the group is signalled at once, atomically with respect to forks in flight;

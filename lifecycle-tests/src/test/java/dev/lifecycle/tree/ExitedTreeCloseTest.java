@@ -87,6 +87,31 @@ class ExitedTreeCloseTest {
   }
 
   /**
+   * What docs/TROUBLESHOOTING.md tells users: an exited leader stays a zombie child of this JVM, so
+   * its pid and group id cannot be reused, until the tree is closed; closing reaps it.
+   */
+  @Test
+  void anExitedLeaderStaysAZombieOfThisJvmUntilTheTreeIsClosed() throws Exception {
+    ProcessPlatform platform = ProcessPlatform.get();
+    ProcessTree tree = exitedTree(new CountingPlatform(platform), Containment.Mode.SESSION);
+    long pid = tree.leader().pid();
+    long self = platform.self().pid();
+    assertThat(platform.info(pid))
+        .as("the exited leader, held")
+        .hasValueSatisfying(
+            row -> {
+              assertThat(row.hasExited()).isTrue();
+              assertThat(row.ppid()).isEqualTo(self);
+            });
+
+    tree.close();
+
+    assertThat(platform.info(pid).filter(row -> row.hasExited() && row.ppid() == self))
+        .as("a zombie of this JVM at the leader's pid after close")
+        .isEmpty();
+  }
+
+  /**
    * The safety net behind the asynchronous removal: at JVM exit every tracked cgroup that is empty
    * is removed, and a populated one is left to its processes (the kernel refuses it anyway).
    */

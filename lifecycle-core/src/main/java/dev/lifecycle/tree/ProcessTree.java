@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
@@ -45,9 +46,9 @@ import java.util.function.Consumer;
  * <p>The leader is spawned in a session of its own and held unreaped after it exits, so the group
  * id cannot be reused while the tree may still signal it; it is reaped as the last step of {@link
  * #terminate}. {@link #close()} terminates with the default grace, so a try-with-resources block
- * leaves nothing behind. A tree never terminated (never closed, or {@linkplain #detach() detached}
- * with a leader that exits while this JVM runs) keeps its leader as a zombie child of this JVM, one
- * pid, until the JVM exits.
+ * leaves nothing behind. A tree never closed keeps an exited leader as a zombie child of this JVM,
+ * one pid, until the JVM exits; closing a {@linkplain #detach() detached} tree leaves it running
+ * and frees the leader's pid once it exits.
  *
  * <p>Guarantees depend on the platform ({@link ProcessPlatform#capabilities()}): with group signals
  * (the JNA platform) the group is signalled at once, atomically with respect to forks in flight;
@@ -74,6 +75,10 @@ public final class ProcessTree implements AutoCloseable {
   private final boolean groupSignals;
   private final TreeExit exit;
   private final AtomicBoolean detached = new AtomicBoolean();
+  private final AtomicBoolean released = new AtomicBoolean();
+  // Held by a termination for its whole run and by the reap of a released leader, so that no
+  // reap frees the group id between a termination's check that the leader pins it and its signal.
+  private final ReentrantLock leaderPin = new ReentrantLock();
   private final AtomicReference<CompletableFuture<TerminationReport>> termination =
       new AtomicReference<>();
   private final Optional<Cgroup> cgroup;
@@ -377,6 +382,7 @@ public final class ProcessTree implements AutoCloseable {
   }
 
   private void run(CompletableFuture<TerminationReport> result, Duration grace) {
+    leaderPin.lock();
     try {
       Watchdog.Registration watched = guard.getAndSet(GuardedTree.NONE);
       if (watched != null) {
@@ -404,6 +410,11 @@ public final class ProcessTree implements AutoCloseable {
     } catch (Throwable t) {
       result.completeExceptionally(t);
       throw t;
+    } finally {
+      leaderPin.unlock();
+      if (released.get() && !leader.isAlive()) {
+        reapReleasedLeader(); // its exit may have come while this run held the pin
+      }
     }
   }
 
@@ -418,6 +429,11 @@ public final class ProcessTree implements AutoCloseable {
    * later sweep of trees whose owner is gone shows it and leaves it alone unless asked; and {@link
    * #close()} no longer ends it ({@link #terminate} still does). A tree bound to a tether is still
    * ended by it when this JVM dies: close its binding too. Idempotent.
+   *
+   * <p>Closing a detached tree releases its leader: once the leader exits it is reaped, so the tree
+   * holds no pid of this JVM. A later {@link #terminate} then no longer signals the group by its id
+   * (which may name another group by then): it ends the cgroup's members, or every process it finds
+   * by cookie and parentage, each by identity.
    *
    * @throws IOException when the mark cannot be written safely (the tree is then not detached)
    */
@@ -443,12 +459,28 @@ public final class ProcessTree implements AutoCloseable {
 
   /**
    * Terminates with the default grace; returns once the tree is gone (or reported surviving). A
-   * {@linkplain #detach() detached} tree is left running.
+   * {@linkplain #detach() detached} tree is left running, and its leader is reaped once it exits.
    */
   @Override
   public void close() {
     if (!detached.get()) {
       terminate();
+    } else if (released.compareAndSet(false, true)) {
+      leader.onExit().thenRun(this::reapReleasedLeader);
+    }
+  }
+
+  /**
+   * Reaps a released leader that has exited, unless a termination holds the pin: that one reaps the
+   * leader as its last step, or {@link #run} calls this again once it let go.
+   */
+  private void reapReleasedLeader() {
+    if (leaderPin.tryLock()) {
+      try {
+        leader.reap();
+      } finally {
+        leaderPin.unlock();
+      }
     }
   }
 

@@ -75,10 +75,6 @@ public final class ProcessTree implements AutoCloseable {
   private final boolean groupSignals;
   private final TreeExit exit;
   private final AtomicBoolean detached = new AtomicBoolean();
-  private final AtomicBoolean released = new AtomicBoolean();
-  // Held by a termination for its whole run and by the reap of a released leader, so that no
-  // reap frees the group id between a termination's check that the leader pins it and its signal.
-  private final ReentrantLock leaderPin = new ReentrantLock();
   private final AtomicReference<CompletableFuture<TerminationReport>> termination =
       new AtomicReference<>();
   private final Optional<Cgroup> cgroup;
@@ -88,6 +84,10 @@ public final class ProcessTree implements AutoCloseable {
   private final AtomicReference<Breach> breach = new AtomicReference<>();
   // Empty until watch(); set to GuardedTree.NONE by the termination, whichever comes first.
   private final AtomicReference<Watchdog.Registration> guard = new AtomicReference<>();
+  private final AtomicBoolean released = new AtomicBoolean();
+  // Held by a termination for its whole run and by the reap of a released leader, so that no
+  // reap frees the group id between a termination's check that the leader pins it and its signal.
+  private final ReentrantLock leaderPin = new ReentrantLock();
 
   ProcessTree(
       ProcessPlatform platform,

@@ -55,9 +55,7 @@ class DetachedTreeTest {
   @ParameterizedTest
   @MethodSource("tiers")
   void aClosedDetachedTreesLeaderIsReapedOnceItExits(Containment.Mode mode) throws Exception {
-    ProcessTree tree = spawn(mode, "sleep", "0.5");
-    tree.detach();
-    tree.close();
+    ProcessTree tree = released(spawn(mode, "sleep", "0.5"));
     assertThat(tree.leader().isAlive()).as("close leaves a detached tree running").isTrue();
 
     awaitLeaderReaped(tree);
@@ -77,9 +75,7 @@ class DetachedTreeTest {
                 () -> tree.view().all().stream().filter(m -> m.pid() != leaderPid).findFirst(),
                 found -> found.isPresent())
             .orElseThrow();
-    tree.detach();
-    tree.close();
-    awaitLeaderReaped(tree);
+    awaitLeaderReaped(released(tree));
     assertThat(PLATFORM.probe(child.identity())).isEqualTo(Liveness.ALIVE);
 
     TerminationReport report = tree.terminate(Duration.ofSeconds(5));
@@ -99,9 +95,7 @@ class DetachedTreeTest {
   @MethodSource("tiers")
   void aReleasedLeaderEndedByATerminationIsReapedByIt(Containment.Mode mode) throws Exception {
     // The leader exits while the termination holds the pin, so the release's own reap stands back.
-    ProcessTree tree = spawn(mode, "sleep", "60");
-    tree.detach();
-    tree.close();
+    ProcessTree tree = released(spawn(mode, "sleep", "60"));
     long pid = tree.leader().pid();
 
     TerminationReport report = tree.terminate(Duration.ofSeconds(5));
@@ -114,6 +108,13 @@ class DetachedTreeTest {
     return reaper.track(
         ProcessTree.spawn(
             PLATFORM, new ProcessBuilder(command), TreeOptions.defaults().withContainment(mode)));
+  }
+
+  /** Detaches {@code tree}, then closes it: what releases its leader. */
+  private static ProcessTree released(ProcessTree tree) throws Exception {
+    tree.detach();
+    tree.close();
+    return tree;
   }
 
   /** Until the leader has exited and no zombie of this JVM is left at its pid. */

@@ -12,6 +12,7 @@ import dev.lifecycle.testing.Await;
 import dev.lifecycle.testkit.NoProcessLeaks;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -73,7 +74,7 @@ class DetachedTreeTest {
                 BOUND,
                 "the leader's child",
                 () -> tree.view().all().stream().filter(m -> m.pid() != leaderPid).findFirst(),
-                found -> found.isPresent())
+                Optional::isPresent)
             .orElseThrow();
     awaitLeaderReaped(released(tree));
     assertThat(PLATFORM.probe(child.identity())).isEqualTo(Liveness.ALIVE);
@@ -127,7 +128,8 @@ class DetachedTreeTest {
         () -> !tree.leader().isAlive() && !zombieOfThisJvm(pid));
   }
 
-  private static boolean zombieOfThisJvm(long pid) {
+  /** Whether {@code pid} is a zombie child of this JVM: an exited leader nobody reaped. */
+  static boolean zombieOfThisJvm(long pid) {
     long self = PLATFORM.self().pid();
     return PLATFORM.info(pid).filter(r -> r.hasExited() && r.ppid() == self).isPresent();
   }

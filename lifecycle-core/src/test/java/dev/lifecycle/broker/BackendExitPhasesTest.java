@@ -11,7 +11,6 @@ import dev.lifecycle.process.Signal;
 import dev.lifecycle.record.RecordStore;
 import dev.lifecycle.testing.Await;
 import dev.lifecycle.testing.ManualScheduler;
-import dev.lifecycle.time.Limit;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.TreeMember;
 import java.io.IOException;
@@ -41,7 +40,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class BackendExitPhasesTest {
-  private static final String NAME = "broker";
+  private static final String NAME = BrokerFixture.NAME;
   private static final Duration BOUND = Duration.ofSeconds(10);
 
   @TempDir Path temp;
@@ -165,16 +164,7 @@ class BackendExitPhasesTest {
   }
 
   private BrokerRuntime.Builder builder(Phase holdAt) {
-    return BrokerRuntime.builder()
-        .store(store)
-        .name(NAME)
-        .scheduler(time)
-        .idleTimeout(Limit.of(Duration.ofHours(1)))
-        .startupTimeout(Limit.ofSeconds(60))
-        .backendGrace(Duration.ofMillis(200))
-        .shutdownHook(false)
-        .exitOnStartupOverrun(false)
-        .observer(steps::add)
+    return BrokerFixture.inThisJvm(store, time, Duration.ofHours(1), steps)
         .startup(
             rt ->
                 backend.set(

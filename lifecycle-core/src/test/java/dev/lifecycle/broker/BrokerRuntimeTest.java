@@ -38,7 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 20, unit = TimeUnit.SECONDS)
 class BrokerRuntimeTest {
   private static final Duration IDLE = Duration.ofSeconds(10);
-  private static final String NAME = "broker";
+  private static final String NAME = BrokerFixture.NAME;
 
   @TempDir Path temp;
   private RecordStore store;
@@ -61,16 +61,7 @@ class BrokerRuntimeTest {
   }
 
   private BrokerRuntime.Builder builder() {
-    return BrokerRuntime.builder()
-        .store(store)
-        .name(NAME)
-        .scheduler(time)
-        .idleTimeout(Limit.of(IDLE))
-        .startupTimeout(Limit.ofSeconds(30))
-        .backendGrace(Duration.ofMillis(200))
-        .shutdownHook(false)
-        .exitOnStartupOverrun(false)
-        .observer(steps::add)
+    return BrokerFixture.inThisJvm(store, time, IDLE, steps)
         .handler(
             request -> {
               if (request.line().equals("hold")) {

@@ -23,6 +23,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,10 +34,20 @@ class WorkerTest {
   private static final Duration CEILING = Duration.ofMillis(300);
 
   @TempDir Path dir;
+  private Path file;
   private final ManualScheduler scheduler = new ManualScheduler();
 
   /** What the job file said at the moment the terminator was called, one entry per call. */
   private final List<WorkerStatus> terminatedWithFile = new CopyOnWriteArrayList<>();
+
+  @BeforeEach
+  void jobFile() {
+    file = dir.resolve("job.properties");
+  }
+
+  private Worker.Builder builder() {
+    return builder(file);
+  }
 
   private Worker.Builder builder(Path file) {
     return Worker.builder()
@@ -62,8 +73,7 @@ class WorkerTest {
 
   @Test
   void completionBeforeTheCeilingLatchesCompletedAndCancelsIt() throws Exception {
-    Path file = dir.resolve("job.properties");
-    Worker worker = builder(file).jobId("build").start();
+    Worker worker = builder().jobId("build").start();
     assertThat(JobFile.read(file).status()).isEqualTo(WorkerStatus.RUNNING);
     assertThat(scheduler.pending()).isEqualTo(1);
 
@@ -82,8 +92,7 @@ class WorkerTest {
 
   @Test
   void expiryIsPersistedBeforeTheTreeIsEndedAndACompletionDuringTheGraceLoses() throws Exception {
-    Path file = dir.resolve("job.properties");
-    Worker worker = builder(file).start();
+    Worker worker = builder().start();
 
     WorkerStatus result =
         worker.run(
@@ -103,8 +112,7 @@ class WorkerTest {
 
   @Test
   void aFailingJobEndsFailedWithItsReason() throws Exception {
-    Path file = dir.resolve("job.properties");
-    Worker worker = builder(file).start();
+    Worker worker = builder().start();
 
     WorkerStatus result =
         worker.run(
@@ -121,8 +129,7 @@ class WorkerTest {
 
   @Test
   void aDisabledCeilingSchedulesNothingAndNeverFires() throws Exception {
-    Path file = dir.resolve("job.properties");
-    Worker worker = builder(file).ceiling(Limit.disabled()).start();
+    Worker worker = builder().ceiling(Limit.disabled()).start();
 
     scheduler.advance(Limit.MAX);
 
@@ -135,8 +142,7 @@ class WorkerTest {
 
   @Test
   void aTreePastItsProcessCeilingIsBreachedRecordedThenEnded() throws Exception {
-    Path file = dir.resolve("job.properties");
-    Worker worker = builder(file).ceilings(Ceilings.none().withProcesses(1)).start();
+    Worker worker = builder().ceilings(Ceilings.none().withProcesses(1)).start();
     Process child = new ProcessBuilder("sleep", "60").start(); // this JVM and its child: 2 > 1
     try {
       Await.until(Duration.ofSeconds(30), "the breach", () -> !terminatedWithFile.isEmpty());
@@ -154,9 +160,8 @@ class WorkerTest {
 
   @Test
   void configuredCeilingsAreReadFromTheSameSourcesAsTheCeiling() throws Exception {
-    Path file = dir.resolve("job.properties");
     Map<String, String> env = Map.of(Worker.CEILINGS_ENV_PREFIX + "_PROCESSES", "1");
-    Worker worker = builder(file).config(name -> null, env::get).start();
+    Worker worker = builder().config(name -> null, env::get).start();
     Process child = new ProcessBuilder("sleep", "60").start(); // this JVM and its child: 2 > 1
     try {
       Await.until(Duration.ofSeconds(30), "the breach", () -> !terminatedWithFile.isEmpty());
@@ -169,15 +174,14 @@ class WorkerTest {
   @Test
   void withoutCeilingsNothingIsWatched() throws Exception {
     int before = Watchdog.shared().watchedCount();
-    Worker worker = builder(dir.resolve("job.properties")).ceilings(Ceilings.none()).start();
+    Worker worker = builder().ceilings(Ceilings.none()).start();
     assertThat(Watchdog.shared().watchedCount()).isEqualTo(before);
     assertThat(worker.run(() -> {})).isEqualTo(WorkerStatus.COMPLETED);
   }
 
   @Test
   void closingARunningWorkerFailsIt() throws Exception {
-    Path file = dir.resolve("job.properties");
-    try (Worker worker = builder(file).start()) {
+    try (Worker worker = builder().start()) {
       assertThat(worker.status()).isEqualTo(WorkerStatus.RUNNING);
     }
     assertThat(JobFile.read(file).status()).isEqualTo(WorkerStatus.FAILED);
@@ -269,8 +273,7 @@ class WorkerTest {
 
   @Test
   void readersSeeTheOwnerAliveOrProvenGone() throws Exception {
-    Path file = dir.resolve("job.properties");
-    builder(file).start();
+    builder().start();
     ProcessPlatform jdk = ProcessPlatform.jdk();
     assertThat(JobFile.inspect(file, jdk).owner()).isEqualTo(Liveness.ALIVE);
     assertThat(JobFile.inspect(file, jdk).isAbandoned()).isFalse();
@@ -293,7 +296,6 @@ class WorkerTest {
 
   @Test
   void corruptAndNewerFilesAreRejected() throws Exception {
-    Path file = dir.resolve("job.properties");
     Files.writeString(file, "format=lifecycle-job\nversion=2\n");
     assertThatThrownBy(() -> JobFile.read(file)).hasMessageContaining("version 2");
     Files.writeString(file, "format=lifecycle-job\nversion=1\nstatus=DONE\n");

@@ -46,6 +46,18 @@ class CliTest {
     }
   }
 
+  /** A workspace whose broker is already serving (idle timeout 30 s): the CLIs' calls are warm. */
+  private static Workspace warm() throws Exception {
+    Workspace ws = new Workspace("-Dlifecycle.broker.idleTimeout=30s");
+    try {
+      ws.ensure();
+      return ws;
+    } catch (Exception | Error e) {
+      ws.close(); // as the caller's try-with-resources would have
+      throw e;
+    }
+  }
+
   private static ConcurrentLaunch.Builder launch(Workspace ws, String request, int count) {
     return ConcurrentLaunch.builder(ws.cliArgv(request))
         .count(count)
@@ -87,8 +99,7 @@ class CliTest {
   @Test
   @DisplayName("B34: five warm callers succeed, five fail; outputs intact, every pid gone")
   void warmCallersSucceedAndFail() throws Exception {
-    try (Workspace ws = new Workspace("-Dlifecycle.broker.idleTimeout=30s")) {
-      ws.ensure();
+    try (Workspace ws = warm()) {
       LaunchReport ok = launch(ws, ECHO, 5).build().run();
       LaunchReport failing = launch(ws, "{\"op\":\"fail\"}", 5).build().run();
       ok.assertAllExitedWithin(Duration.ofSeconds(20));
@@ -110,8 +121,7 @@ class CliTest {
   @Test
   @DisplayName("a warm call starts no logging provider and loads no object mapper or native code")
   void aWarmCallLoadsOnlyTheClientPath() throws Exception {
-    try (Workspace ws = new Workspace("-Dlifecycle.broker.idleTimeout=30s")) {
-      ws.ensure();
+    try (Workspace ws = warm()) {
       Path log = ws.dir.resolve("cli-classes.log");
       ProcessBuilder cli = ws.cliCommand(ECHO);
       cli.command().add(1, "-Xlog:class+load=info:file=" + log);
@@ -140,8 +150,7 @@ class CliTest {
   @Test
   @DisplayName("B35: a closed stdout pipe makes each CLI exit quietly (141) within the bound")
   void brokenPipe() throws Exception {
-    try (Workspace ws = new Workspace("-Dlifecycle.broker.idleTimeout=30s")) {
-      ws.ensure();
+    try (Workspace ws = warm()) {
       List<Process> clis = new ArrayList<>();
       for (int i = 0; i < 5; i++) {
         Process p = ws.cliCommand(ECHO).start();
@@ -163,8 +172,7 @@ class CliTest {
   @Test
   @DisplayName("a CLI whose caller was SIGKILLed stops waiting within a second")
   void killedCallerEndsTheCli() throws Exception {
-    try (Workspace ws = new Workspace("-Dlifecycle.broker.idleTimeout=30s")) {
-      ws.ensure();
+    try (Workspace ws = warm()) {
       List<String> argv = new ArrayList<>(List.of("sh", "-c", "\"$@\"; echo unreachable", "sh"));
       argv.addAll(ws.cliArgv("{\"op\":\"slow\",\"ms\":30000}"));
       ProcessBuilder shell = new ProcessBuilder(argv).redirectInput(ProcessBuilder.Redirect.PIPE);
@@ -190,8 +198,7 @@ class CliTest {
   @Test
   @DisplayName("a CLI whose caller died before the JVM reached main stops at once (launcher pid)")
   void callerDeadBeforeMainEndsTheCli() throws Exception {
-    try (Workspace ws = new Workspace("-Dlifecycle.broker.idleTimeout=30s")) {
-      ws.ensure();
+    try (Workspace ws = warm()) {
       List<String> cli = ws.cliArgv("{\"op\":\"slow\",\"ms\":30000}");
       // The caller (the outer shell) forks the CLI's shell and exits; that shell waits until the
       // caller is gone, writes its pid and execs the CLI with the caller's pid, as the launcher

@@ -169,20 +169,32 @@ class CgroupTreeTest {
     return id;
   }
 
+  /** A tree spawned to run an {@link #invisibleEscape}, and the escapee it started. */
+  private record Escape(ProcessTree tree, ProcessIdentity escapee) {}
+
+  /**
+   * Spawns the {@link #invisibleEscape} of {@code kind} (after {@code delay}) with {@code options}
+   * and waits until its escapee runs.
+   */
+  private Escape spawnEscape(String kind, String delay, TreeOptions options) throws IOException {
+    Path pidfile = dir.resolve("pid");
+    ProcessBuilder builder = invisibleEscape(kind, pidfile, delay);
+    ProcessTree tree = spawn(ProcessPlatform.get(), builder, options);
+    return new Escape(tree, awaitEscapee(kind, pidfile, builder));
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("invisibleEscapes")
   void escapesTheSessionTierCannotSeeAreEndedInTheCgroupTier(String kind) throws Exception {
-    Path pidfile = dir.resolve("pid");
-    ProcessBuilder builder = invisibleEscape(kind, pidfile, "sleep 0.3; ");
-    ProcessTree tree = spawn(ProcessPlatform.get(), builder, CGROUP);
-    ProcessIdentity escapee = awaitEscapee(kind, pidfile, builder);
+    Escape escape = spawnEscape(kind, "sleep 0.3; ", CGROUP);
+    ProcessIdentity escapee = escape.escapee();
     TreeView view =
         awaitView(
-            tree,
+            escape.tree(),
             "the escapee",
             v -> v.escapees().stream().anyMatch(m -> m.pid() == escapee.pid()));
 
-    TerminationReport report = tree.terminate(GRACE);
+    TerminationReport report = escape.tree().terminate(GRACE);
 
     System.out.println(kind + ": " + report);
     assertThat(report.isComplete()).isTrue();
@@ -192,17 +204,15 @@ class CgroupTreeTest {
       assertThat(report.killed()).contains(escapee.pid()); // it ignores TERM
     }
     assertThat(Await.isGone(escapee)).isTrue();
-    assertGone(tree, view);
+    assertGone(escape.tree(), view);
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("invisibleEscapes")
   void theSessionTierReportsTheSameEscapesAsUnprovable(String kind) throws Exception {
-    Path pidfile = dir.resolve("pid");
-    ProcessBuilder builder = invisibleEscape(kind, pidfile, "sleep 0.3; ");
-    ProcessTree tree = spawn(ProcessPlatform.get(), builder, SESSION);
-    assertThat(tree.tier()).isEqualTo(ContainmentTier.SESSION);
-    ProcessIdentity escapee = awaitEscapee(kind, pidfile, builder);
+    Escape escape = spawnEscape(kind, "sleep 0.3; ", SESSION);
+    assertThat(escape.tree().tier()).isEqualTo(ContainmentTier.SESSION);
+    ProcessIdentity escapee = escape.escapee();
     // The escapee has left the session and lost its parent, and carries no readable cookie.
     Await.until(
         BOUND,
@@ -210,7 +220,7 @@ class CgroupTreeTest {
         () -> ProcFs.stat(escapee.pid()).map(r -> r.ppid()),
         p -> p.equals(Optional.of(1L)) || p.isEmpty());
 
-    TerminationReport report = tree.terminate(GRACE);
+    TerminationReport report = escape.tree().terminate(GRACE);
 
     System.out.println(kind + ": " + report);
     assertThat(report.tier()).isEqualTo(ContainmentTier.SESSION);
@@ -232,12 +242,10 @@ class CgroupTreeTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("invisibleEscapes")
   void anEscapeInsideTheEntryWindowIsContainedOrReported(String kind) throws Exception {
-    Path pidfile = dir.resolve("pid");
-    ProcessBuilder builder = invisibleEscape(kind, pidfile, "");
-    ProcessTree tree = spawn(ProcessPlatform.get(), builder, CGROUP);
-    ProcessIdentity escapee = awaitEscapee(kind, pidfile, builder);
+    Escape escape = spawnEscape(kind, "", CGROUP);
+    ProcessIdentity escapee = escape.escapee();
 
-    TerminationReport report = tree.terminate(GRACE);
+    TerminationReport report = escape.tree().terminate(GRACE);
 
     System.out.println(kind + ": " + report);
     boolean alive = ProcessPlatform.get().probe(escapee) == dev.lifecycle.process.Liveness.ALIVE;

@@ -44,6 +44,13 @@ class RunawayGuardTest {
   private static final Duration BOUND = Duration.ofSeconds(30);
   private static final String SPIN = "while :; do :; done";
 
+  /** Ten sleeps forked at once: past a process ceiling of 5. */
+  private static final String TEN_SLEEPS =
+      "for i in 1 2 3 4 5 6 7 8 9 10; do sleep 60 & done; wait";
+
+  /** tail keeps the last lines; input without a newline is one line that grows without end. */
+  private static final String MEMORY_HOG = "cat /dev/zero | tail -n 1";
+
   @RegisterExtension final TreeReaper reaper = new TreeReaper();
   private final List<Breach> breaches = new CopyOnWriteArrayList<>();
   @TempDir Path dir;
@@ -69,10 +76,9 @@ class RunawayGuardTest {
         ProcessTree.spawn(ProcessPlatform.get(), new ProcessBuilder(command), options));
   }
 
-  private static ProcessTree shell(
-      RunawayGuardTest test, Containment.Mode mode, Ceilings ceilings, String script)
+  private ProcessTree shell(Containment.Mode mode, Ceilings ceilings, String script)
       throws IOException {
-    return test.spawn(mode, ceilings, "sh", "-c", script);
+    return spawn(mode, ceilings, "sh", "-c", script);
   }
 
   /** Waits for the watchdog's breach and the termination it started; returns the report. */
@@ -91,7 +97,7 @@ class RunawayGuardTest {
   void aBusyLoopIsEndedAfterItsWindowWithTheBreachInTheReport(Containment.Mode mode)
       throws Exception {
     long start = System.nanoTime();
-    ProcessTree tree = shell(this, mode, Ceilings.none().withSpin(0.02, WINDOW), SPIN);
+    ProcessTree tree = shell(mode, Ceilings.none().withSpin(0.02, WINDOW), SPIN);
     assertThat(tree.enforcement().watchdog()).contains(Breach.Kind.SPIN);
     TerminationReport report = awaitBreachAndEnd(tree);
     Breach b = report.breach().get();
@@ -108,8 +114,7 @@ class RunawayGuardTest {
   @Test
   void yesIntoDevNullIsASpinToo() throws Exception {
     ProcessTree tree =
-        shell(
-            this, Containment.Mode.AUTO, Ceilings.none().withSpin(0.02, WINDOW), "yes > /dev/null");
+        shell(Containment.Mode.AUTO, Ceilings.none().withSpin(0.02, WINDOW), "yes > /dev/null");
     TerminationReport report = awaitBreachAndEnd(tree);
     assertThat(report.breach().get().kind()).isEqualTo(Breach.Kind.SPIN);
     assertThat(report.breach().get().top().get(0)).contains("yes");
@@ -118,12 +123,7 @@ class RunawayGuardTest {
   @ParameterizedTest
   @MethodSource("tiers")
   void aForkingTreePastItsProcessCeilingIsEnded(Containment.Mode mode) throws Exception {
-    ProcessTree tree =
-        shell(
-            this,
-            mode,
-            Ceilings.none().withProcesses(5),
-            "for i in 1 2 3 4 5 6 7 8 9 10; do sleep 60 & done; wait");
+    ProcessTree tree = shell(mode, Ceilings.none().withProcesses(5), TEN_SLEEPS);
     TerminationReport report = awaitBreachAndEnd(tree);
     Breach b = report.breach().get();
     assertThat(b.kind()).isEqualTo(Breach.Kind.PROCESSES);
@@ -136,9 +136,7 @@ class RunawayGuardTest {
   @MethodSource("tiers")
   void aMemoryHogPastItsCeilingIsEnded(Containment.Mode mode) throws Exception {
     long limit = 64L << 20;
-    // tail keeps the last lines; input without a newline is one line that grows without end.
-    ProcessTree tree =
-        shell(this, mode, Ceilings.none().withMemoryBytes(limit), "cat /dev/zero | tail -n 1");
+    ProcessTree tree = shell(mode, Ceilings.none().withMemoryBytes(limit), MEMORY_HOG);
     TerminationReport report = awaitBreachAndEnd(tree);
     Breach b = report.breach().get();
     assertThat(b.kind()).isEqualTo(Breach.Kind.MEMORY);
@@ -161,11 +159,7 @@ class RunawayGuardTest {
         .contains(Breach.Kind.MEMORY);
     long limit = 64L << 20;
     ProcessTree tree =
-        shell(
-            this,
-            Containment.Mode.REQUIRE_CGROUP,
-            Ceilings.none().withMemoryBytes(limit),
-            "cat /dev/zero | tail -n 1");
+        shell(Containment.Mode.REQUIRE_CGROUP, Ceilings.none().withMemoryBytes(limit), MEMORY_HOG);
     assertThat(tree.enforcement().kernel()).contains(Breach.Kind.MEMORY);
     assertThat(Files.readString(tree.cgroup().orElseThrow().resolve("memory.max")).trim())
         .isEqualTo(Long.toString(limit));
@@ -180,11 +174,7 @@ class RunawayGuardTest {
   void theKernelRefusesForksPastTheProcessCeilingWherePidsIsOffered() throws Exception {
     assertThat(cgroupTierHere()).as("a CGROUP tier here").isTrue();
     ProcessTree tree =
-        shell(
-            this,
-            Containment.Mode.REQUIRE_CGROUP,
-            Ceilings.none().withProcesses(5),
-            "for i in 1 2 3 4 5 6 7 8 9 10; do sleep 60 & done; wait");
+        shell(Containment.Mode.REQUIRE_CGROUP, Ceilings.none().withProcesses(5), TEN_SLEEPS);
     assertThat(tree.enforcement().kernel())
         .as("%s", tree.enforcement())
         .contains(Breach.Kind.PROCESSES);
@@ -203,7 +193,7 @@ class RunawayGuardTest {
   void theKernelThrottlesASpinnerToItsCpuCeilingWhereCpuIsOffered() throws Exception {
     assertThat(cgroupTierHere()).as("a CGROUP tier here").isTrue();
     ProcessTree tree =
-        shell(this, Containment.Mode.REQUIRE_CGROUP, Ceilings.none().withCpu(0.2, WINDOW), SPIN);
+        shell(Containment.Mode.REQUIRE_CGROUP, Ceilings.none().withCpu(0.2, WINDOW), SPIN);
     assertThat(tree.enforcement().kernel()).as("%s", tree.enforcement()).contains(Breach.Kind.CPU);
     Path cgroup = tree.cgroup().orElseThrow();
     assertThat(Files.readString(cgroup.resolve("cpu.max")).trim()).isEqualTo("20000 100000");
@@ -236,7 +226,7 @@ class RunawayGuardTest {
             .withMemoryBytes(512L << 20)
             .withCpu(0.5, WINDOW)
             .withSpin(0.02, WINDOW);
-    ProcessTree tree = shell(this, mode, ceilings, "sleep 60 & sleep 60 & wait");
+    ProcessTree tree = shell(mode, ceilings, "sleep 60 & sleep 60 & wait");
     Await.until(BOUND, "three processes", () -> tree.view().all().size() == 3);
     assertStillRunningAfter(tree, WINDOW.multipliedBy(3));
   }
@@ -248,7 +238,6 @@ class RunawayGuardTest {
     // above it on average, but never for a whole window.
     ProcessTree tree =
         shell(
-            this,
             mode,
             Ceilings.none().withSpin(0.02, WINDOW),
             "while :; do timeout 1 sh -c '" + SPIN + "'; sleep 2; done");
@@ -325,9 +314,10 @@ class RunawayGuardTest {
             + mount
             + "$(sed -n 's/^0:://p' /proc/self/cgroup)\"; mkdir \"$d/sub\""
             + " && echo $$ > \"$d/sub/cgroup.procs\""
-            + " && for i in 1 2 3 4 5 6 7 8 9 10; do sleep 60 & done; wait";
+            + " && "
+            + TEN_SLEEPS;
     ProcessTree tree =
-        shell(this, Containment.Mode.REQUIRE_CGROUP, Ceilings.none().withProcesses(5), script);
+        shell(Containment.Mode.REQUIRE_CGROUP, Ceilings.none().withProcesses(5), script);
     TerminationReport report = awaitBreachAndEnd(tree);
     assertThat(report.breach().get().kind()).isEqualTo(Breach.Kind.PROCESSES);
     assertThat(report.breach().get().measured()).isGreaterThan(5);
@@ -367,7 +357,7 @@ class RunawayGuardTest {
   @Test
   void noCeilingWatchesNothingAndStartsNoThread() throws Exception {
     int before = Watchdog.shared().watchedCount();
-    ProcessTree tree = shell(this, Containment.Mode.AUTO, Ceilings.none(), "sleep 60");
+    ProcessTree tree = shell(Containment.Mode.AUTO, Ceilings.none(), "sleep 60");
     assertThat(tree.enforcement().isNone()).isTrue();
     assertThat(Watchdog.shared().watchedCount()).isEqualTo(before);
     tree.terminate();

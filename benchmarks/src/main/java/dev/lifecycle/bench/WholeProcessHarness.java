@@ -16,6 +16,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Whole-process runs, interleaved: {@code java Hello}, the example CLI before the fast-client
@@ -205,10 +206,13 @@ public final class WholeProcessHarness {
   }
 
   private Map<String, Run> spawnRuns() {
-    Map<String, Run> runs = new LinkedHashMap<>();
-    runs.put("ProcessBuilder spawn-wait-exit", spawnExit(afterLibCp, "pb"));
-    runs.put("ProcessTree before", spawnExit(beforeLibCp, "tree"));
-    runs.put("ProcessTree after", spawnExit(afterLibCp, "tree"));
+    Map<String, Run> runs =
+        againstProcessBuilder(
+            "ProcessBuilder spawn-wait-exit",
+            "pb",
+            "ProcessTree before",
+            "ProcessTree after",
+            "tree");
     // Where the floor is: the same tree without a cgroup (no cgroup.procs write, whose first use
     // waits for an RCU grace period in the kernel), and on the pure-JDK platform (no JNA start).
     runs.put(
@@ -225,10 +229,24 @@ public final class WholeProcessHarness {
   }
 
   private Map<String, Run> leaveRuns() {
+    return againstProcessBuilder(
+        "ProcessBuilder, child left running",
+        "pb-leave",
+        "platform before, child left running",
+        "platform after, child left running",
+        "platform-leave");
+  }
+
+  /**
+   * {@code pbMode} on ProcessBuilder first, the reference {@link #measure} divides by, then {@code
+   * mode} on the library before and after.
+   */
+  private Map<String, Run> againstProcessBuilder(
+      String pbName, String pbMode, String beforeName, String afterName, String mode) {
     Map<String, Run> runs = new LinkedHashMap<>();
-    runs.put("ProcessBuilder, child left running", spawnExit(afterLibCp, "pb-leave"));
-    runs.put("platform before, child left running", spawnExit(beforeLibCp, "platform-leave"));
-    runs.put("platform after, child left running", spawnExit(afterLibCp, "platform-leave"));
+    runs.put(pbName, spawnExit(afterLibCp, pbMode));
+    runs.put(beforeName, spawnExit(beforeLibCp, mode));
+    runs.put(afterName, spawnExit(afterLibCp, mode));
     return runs;
   }
 
@@ -263,24 +281,18 @@ public final class WholeProcessHarness {
           againstHello ? "Hello" : "ProcessBuilder",
           medianWall / refWall,
           medianCpu / refCpu);
-      double[] exit = list.stream().mapToDouble(Sample::exitMs).filter(v -> v >= 0).toArray();
-      if (exit.length > 0) {
-        System.out.printf(
-            Locale.ROOT,
-            "[%s] %-34s exit after main returned %s%n",
-            group,
-            name,
-            Stats.describe(exit, "ms"));
-      }
-      double[] close = list.stream().mapToDouble(Sample::closeMs).filter(v -> v >= 0).toArray();
-      if (close.length > 0) {
-        System.out.printf(
-            Locale.ROOT,
-            "[%s] %-34s close of the exited tree %s%n",
-            group,
-            name,
-            Stats.describe(close, "ms"));
-      }
+      printMillis(group, name, "exit after main returned", list, Sample::exitMs);
+      printMillis(group, name, "close of the exited tree", list, Sample::closeMs);
+    }
+  }
+
+  /** One line of the milliseconds {@code what} took, if any run printed them (-1 where not). */
+  private static void printMillis(
+      String group, String name, String what, List<Sample> list, ToDoubleFunction<Sample> millis) {
+    double[] printed = list.stream().mapToDouble(millis).filter(v -> v >= 0).toArray();
+    if (printed.length > 0) {
+      System.out.printf(
+          Locale.ROOT, "[%s] %-34s %s %s%n", group, name, what, Stats.describe(printed, "ms"));
     }
   }
 

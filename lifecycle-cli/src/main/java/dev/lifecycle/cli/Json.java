@@ -7,63 +7,52 @@ final class Json {
 
   Json begin() {
     comma();
-    out.append('{');
-    first = true;
-    return this;
+    return open('{');
   }
 
   Json end() {
     out.append('}');
-    first = false;
-    return this;
+    return written();
   }
 
   Json beginArray(String name) {
     key(name);
-    out.append('[');
-    first = true;
-    return this;
+    return open('[');
   }
 
   Json endArray() {
     out.append(']');
-    first = false;
-    return this;
+    return written();
   }
 
   Json field(String name, String value) {
     key(name);
     string(value);
-    first = false;
-    return this;
+    return written();
   }
 
   Json field(String name, long value) {
     key(name);
     out.append(value);
-    first = false;
-    return this;
+    return written();
   }
 
   Json field(String name, double value) {
     key(name);
     out.append(Double.isFinite(value) ? Double.toString(value) : "null");
-    first = false;
-    return this;
+    return written();
   }
 
   Json field(String name, boolean value) {
     key(name);
     out.append(value);
-    first = false;
-    return this;
+    return written();
   }
 
   Json value(String value) {
     comma();
     string(value);
-    first = false;
-    return this;
+    return written();
   }
 
   Json key(String name) {
@@ -71,6 +60,19 @@ final class Json {
     string(name);
     out.append(':');
     first = true; // the value follows without a comma
+    return this;
+  }
+
+  /** An object or array starts: its first member needs no comma. */
+  private Json open(char bracket) {
+    out.append(bracket);
+    first = true;
+    return this;
+  }
+
+  /** A value ends (an object or array too): what follows it needs a comma. */
+  private Json written() {
+    first = false;
     return this;
   }
 

@@ -4,6 +4,7 @@ import dev.lifecycle.internal.Threads;
 import dev.lifecycle.tether.Tether;
 import dev.lifecycle.time.Guards;
 import dev.lifecycle.time.IdleTracker;
+import dev.lifecycle.time.Limit;
 import dev.lifecycle.time.TimerHandle;
 import dev.lifecycle.tree.ProcessTree;
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCMessage;
@@ -64,21 +65,17 @@ final class Running {
     long pid = pid();
     this.stdin = new StdinWriter(this, settings.mapper(), pid);
     this.startupGuard =
-        Guards.arm(
+        stopOnExpiry(
+            supervisor,
             limits.startup(),
-            () ->
-                supervisor.stop(
-                    ShutdownReason.STARTUP_TIMEOUT,
-                    "no successful answer to initialize within " + limits.startup(),
-                    null));
+            ShutdownReason.STARTUP_TIMEOUT,
+            "no successful answer to initialize within ");
     this.wallClockGuard =
-        Guards.arm(
+        stopOnExpiry(
+            supervisor,
             limits.wallClock(),
-            () ->
-                supervisor.stop(
-                    ShutdownReason.WALL_CLOCK,
-                    "the server ran for its wall-clock limit of " + limits.wallClock(),
-                    null));
+            ShutdownReason.WALL_CLOCK,
+            "the server ran for its wall-clock limit of ");
     this.stdout =
         Threads.daemon(
             "lifecycle-mcp-stdout-" + pid,
@@ -92,6 +89,12 @@ final class Running {
                 supervisor.stderrTail(),
                 supervisor::stderrHandler,
                 pid));
+  }
+
+  /** Once {@code limit} elapses, stops the server for {@code reason}, saying why and the limit. */
+  private static TimerHandle stopOnExpiry(
+      Supervisor supervisor, Limit limit, ShutdownReason reason, String why) {
+    return Guards.arm(limit, () -> supervisor.stop(reason, why + limit, null));
   }
 
   /** Starts reading the server's output and watching its exit. */

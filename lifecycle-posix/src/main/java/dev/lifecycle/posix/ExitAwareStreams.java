@@ -52,10 +52,24 @@ final class ExitAwareStreams {
     T call() throws IOException;
   }
 
+  /** An I/O step made under a stream's lock that returns nothing. */
+  private interface IoStep {
+    void run() throws IOException;
+  }
+
   private static <T> T locked(ReentrantLock lock, IoCall<T> call) throws IOException {
     lock.lock();
     try {
       return call.call();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private static void locked(ReentrantLock lock, IoStep step) throws IOException {
+    lock.lock();
+    try {
+      step.run();
     } finally {
       lock.unlock();
     }
@@ -103,12 +117,7 @@ final class ExitAwareStreams {
 
     @Override
     public void close() throws IOException {
-      locked(
-          lock,
-          () -> {
-            in.close();
-            return null;
-          });
+      locked(lock, () -> in.close());
     }
   }
 
@@ -147,42 +156,22 @@ final class ExitAwareStreams {
 
     @Override
     public void write(int b) throws IOException {
-      locked(
-          lock,
-          () -> {
-            out.write(b);
-            return null;
-          });
+      locked(lock, () -> out.write(b));
     }
 
     @Override
     public void write(byte[] b, int off, int len) throws IOException {
-      locked(
-          lock,
-          () -> {
-            out.write(b, off, len);
-            return null;
-          });
+      locked(lock, () -> out.write(b, off, len));
     }
 
     @Override
     public void flush() throws IOException {
-      locked(
-          lock,
-          () -> {
-            out.flush();
-            return null;
-          });
+      locked(lock, () -> out.flush());
     }
 
     @Override
     public void close() throws IOException {
-      locked(
-          lock,
-          () -> {
-            out.close();
-            return null;
-          });
+      locked(lock, () -> out.close());
     }
   }
 }

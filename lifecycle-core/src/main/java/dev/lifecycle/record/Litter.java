@@ -2,6 +2,7 @@ package dev.lifecycle.record;
 
 import dev.lifecycle.internal.AtomicFile;
 import dev.lifecycle.internal.LazyLogger;
+import dev.lifecycle.internal.OwnerOnly;
 import dev.lifecycle.internal.Unguessable;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
@@ -47,7 +48,7 @@ final class Litter {
       try {
         return Files.createDirectory(
             directory.resolve(prefix + random),
-            PosixFilePermissions.asFileAttribute(SafeFiles.OWNER_ONLY_DIR));
+            PosixFilePermissions.asFileAttribute(OwnerOnly.DIRECTORY_MODE));
       } catch (FileAlreadyExistsException e) {
         if (attempt >= 100) {
           throw e;

@@ -3,6 +3,7 @@ package dev.lifecycle.record;
 import dev.lifecycle.internal.Ascii;
 import dev.lifecycle.internal.AtomicFile;
 import dev.lifecycle.internal.LazyLogger;
+import dev.lifecycle.internal.OwnerOnly;
 import dev.lifecycle.probe.EndpointProbe;
 import dev.lifecycle.process.Liveness;
 import dev.lifecycle.process.ProcessIdentity;
@@ -103,7 +104,7 @@ public final class RecordStore {
    */
   public static RecordStore open(Path directory, ProcessPlatform platform) throws IOException {
     dev.lifecycle.internal.PlatformRequirements.requirePosix("RecordStore");
-    UserPrincipal user = SafeFiles.currentUser();
+    UserPrincipal user = OwnerOnly.currentUser();
     return new RecordStore(
         SafeFiles.ownerOnlyDirectory(directory, user),
         user,

@@ -3,11 +3,10 @@ package dev.lifecycle.record;
 import static java.nio.file.LinkOption.NOFOLLOW_LINKS;
 
 import dev.lifecycle.internal.LazyLogger;
+import dev.lifecycle.internal.OwnerOnly;
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.DirectoryStream;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -18,26 +17,16 @@ import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
-import java.util.EnumSet;
 import java.util.Set;
 
 /** File system checks that keep records and artifacts away from other users and symlinks. */
 final class SafeFiles {
   private static final LazyLogger LOG = LazyLogger.of(SafeFiles.class);
 
-  static final Set<PosixFilePermission> OWNER_ONLY_DIR =
-      PosixFilePermissions.fromString("rwx------");
   static final FileAttribute<Set<PosixFilePermission>> OWNER_ONLY_FILE =
       PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
 
   private SafeFiles() {}
-
-  /** The user this JVM runs as, as the file system names owners. */
-  static UserPrincipal currentUser() throws IOException {
-    return FileSystems.getDefault()
-        .getUserPrincipalLookupService()
-        .lookupPrincipalByName(System.getProperty("user.name"));
-  }
 
   /**
    * Creates {@code dir} (mode 0700) if absent, then refuses it unless it is a real directory owned
@@ -45,15 +34,7 @@ final class SafeFiles {
    */
   static Path ownerOnlyDirectory(Path dir, UserPrincipal user) throws IOException {
     Path abs = dir.toAbsolutePath().normalize();
-    if (!Files.exists(abs, NOFOLLOW_LINKS)) {
-      Files.createDirectories(abs.getParent());
-      try {
-        Files.createDirectory(abs, PosixFilePermissions.asFileAttribute(OWNER_ONLY_DIR));
-        Files.setPosixFilePermissions(abs, OWNER_ONLY_DIR); // the umask may have removed bits
-      } catch (FileAlreadyExistsException raced) {
-        // Another process created it first: check it like any existing directory.
-      }
-    }
+    OwnerOnly.createDirectoryIfAbsent(abs);
     PosixFileAttributes attributes;
     try {
       attributes = Files.readAttributes(abs, PosixFileAttributes.class, NOFOLLOW_LINKS);
@@ -79,9 +60,7 @@ final class SafeFiles {
               + user.getName()
               + " who runs this program: choose a directory you own");
     }
-    Set<PosixFilePermission> foreign = EnumSet.copyOf(attributes.permissions());
-    foreign.removeAll(OWNER_ONLY_DIR);
-    if (!foreign.isEmpty()) {
+    if (OwnerOnly.othersCanReach(attributes.permissions())) {
       throw new UnsafeStoreException(
           abs
               + " has mode "

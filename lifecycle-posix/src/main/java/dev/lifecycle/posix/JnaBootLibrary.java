@@ -4,22 +4,18 @@ import static java.nio.file.LinkOption.NOFOLLOW_LINKS;
 
 import com.sun.jna.Platform;
 import dev.lifecycle.internal.AtomicFile;
+import dev.lifecycle.internal.OwnerOnly;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URISyntaxException;
 import java.net.URL;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributes;
-import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
 import java.security.CodeSource;
-import java.util.EnumSet;
 import java.util.Optional;
-import java.util.Set;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.zip.CRC32;
@@ -47,9 +43,6 @@ final class JnaBootLibrary {
   static final String CACHE_PROPERTY = "lifecycle.jna.cache";
   static final String CACHE_VARIABLE = "LIFECYCLE_JNA_CACHE";
   static final String LIBRARY = System.mapLibraryName("jnidispatch");
-
-  private static final Set<PosixFilePermission> OWNER_ONLY =
-      PosixFilePermissions.fromString("rwx------");
 
   private JnaBootLibrary() {}
 
@@ -101,7 +94,7 @@ final class JnaBootLibrary {
       }
       Path dir = root.resolve(Long.toHexString(crc) + "-" + size);
       Path copy = dir.resolve(LIBRARY);
-      UserPrincipal user = currentUser();
+      UserPrincipal user = OwnerOnly.currentUser();
       if (isOwnDirectory(root, user) && isOwnDirectory(dir, user) && holds(copy, crc, size)) {
         return Optional.of(dir);
       }
@@ -164,12 +157,6 @@ final class JnaBootLibrary {
     return crc.getValue();
   }
 
-  private static UserPrincipal currentUser() throws IOException {
-    return FileSystems.getDefault()
-        .getUserPrincipalLookupService()
-        .lookupPrincipalByName(System.getProperty("user.name"));
-  }
-
   /** A real directory (not a link) owned by {@code user} that group and others cannot reach. */
   private static boolean isOwnDirectory(Path dir, UserPrincipal user) throws IOException {
     if (!Files.exists(dir, NOFOLLOW_LINKS)) {
@@ -180,22 +167,12 @@ final class JnaBootLibrary {
     if (!attributes.isDirectory() || !attributes.owner().equals(user)) {
       return false;
     }
-    Set<PosixFilePermission> foreign = EnumSet.copyOf(attributes.permissions());
-    foreign.removeAll(OWNER_ONLY);
-    return foreign.isEmpty();
+    return !OwnerOnly.othersCanReach(attributes.permissions());
   }
 
   /** Creates {@code dir} 0700 if absent; throws unless it then is {@link #isOwnDirectory}. */
   private static void ownerOnlyDirectory(Path dir, UserPrincipal user) throws IOException {
-    if (!Files.exists(dir, NOFOLLOW_LINKS)) {
-      Files.createDirectories(dir.getParent());
-      try {
-        Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
-        Files.setPosixFilePermissions(dir, OWNER_ONLY); // the umask may have removed bits
-      } catch (FileAlreadyExistsException raced) {
-        // another JVM created it first: checked below like any existing directory
-      }
-    }
+    OwnerOnly.createDirectoryIfAbsent(dir);
     if (!isOwnDirectory(dir, user)) {
       throw new IOException(dir + " is not a directory of the user's own with mode 0700");
     }

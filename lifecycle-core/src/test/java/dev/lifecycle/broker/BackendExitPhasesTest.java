@@ -10,6 +10,7 @@ import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.record.RecordStore;
 import dev.lifecycle.testing.Await;
+import dev.lifecycle.testing.Background;
 import dev.lifecycle.testing.ManualScheduler;
 import dev.lifecycle.tree.ProcessTree;
 import dev.lifecycle.tree.TreeMember;
@@ -180,21 +181,10 @@ class BackendExitPhasesTest {
         .handler(request -> CompletableFuture.completedFuture("ok " + request.line()));
   }
 
+  /** Starts the broker on its own thread; the future holds what start returned or threw. */
   private CompletableFuture<Object> startInBackground() {
-    CompletableFuture<Object> result = new CompletableFuture<>();
-    Thread thread =
-        new Thread(
-            () -> {
-              try {
-                result.complete(runtime.start());
-              } catch (Throwable t) {
-                result.complete(t);
-              }
-            },
-            "test-broker-start");
-    thread.setDaemon(true);
-    thread.start();
-    return result;
+    return Background.call("test-broker-start", runtime::start)
+        .handle((record, failure) -> failure == null ? record : failure);
   }
 
   private void awaitRelease() {

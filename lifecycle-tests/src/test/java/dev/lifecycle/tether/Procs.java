@@ -5,6 +5,7 @@ import dev.lifecycle.process.ProcessPlatform;
 import dev.lifecycle.process.Signal;
 import dev.lifecycle.process.procfs.ProcFs;
 import dev.lifecycle.testing.Await;
+import dev.lifecycle.testing.Background;
 import dev.lifecycle.testing.ChildJvm;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -16,7 +17,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -84,19 +84,8 @@ public final class Procs implements AutoCloseable {
 
   /** Reads one line within {@code timeout} (a daemon reader thread: never blocks the test). */
   public static String readLine(BufferedReader in, Duration timeout) throws Exception {
-    CompletableFuture<String> line = new CompletableFuture<>();
-    Thread reader =
-        new Thread(
-            () -> {
-              try {
-                line.complete(in.readLine());
-              } catch (IOException e) {
-                line.completeExceptionally(e);
-              }
-            });
-    reader.setDaemon(true);
-    reader.start();
-    return line.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    return Background.call("line reader", in::readLine)
+        .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   public static BufferedReader stdout(Process process) {

@@ -191,7 +191,7 @@ final class Workspace implements AutoCloseable {
    * SIGKILLs (identity-checked) whatever is left so the next test starts clean.
    */
   @Override
-  public void close() throws Exception {
+  public void close() {
     shutdownAll();
     try (Stream<Path> paths = Files.walk(dir)) {
       paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

@@ -19,9 +19,9 @@ import java.util.Set;
  * following links. Stateless and thread-safe.
  */
 public final class OwnerOnly {
-  /** {@code rwx------}. */
+  /** {@code rwx------}, unmodifiable. */
   public static final Set<PosixFilePermission> DIRECTORY_MODE =
-      PosixFilePermissions.fromString("rwx------");
+      Set.copyOf(PosixFilePermissions.fromString("rwx------"));
 
   private OwnerOnly() {}
 
